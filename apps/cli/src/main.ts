@@ -1,0 +1,63 @@
+import type { Command } from './command.js';
+import { asmCommand } from './commands/asm.js';
+import { demoCommand } from './commands/demo.js';
+import { disasmCommand } from './commands/disasm.js';
+import { CliError, type CliIo, ExitCode, processIo } from './io.js';
+
+export { CliError, type CliIo, ExitCode } from './io.js';
+export type { Command } from './command.js';
+
+/** Every subcommand, in the order `--help` lists them. */
+export const commands: readonly Command[] = [asmCommand, disasmCommand, demoCommand];
+
+function usage(): string {
+  const width = Math.max(...commands.map((c) => c.name.length));
+  const lines = commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  return [
+    'usage: probeyard <command> [options]',
+    '',
+    'commands:',
+    ...lines,
+    '',
+    'Run `probeyard <command> --help` for the options of one command.',
+    'Exit codes: 0 success, 1 refused or not found, 2 unusable input.',
+    '',
+  ].join('\n');
+}
+
+/** Runs the CLI with `argv` (without node and script) and returns the exit code. */
+export async function run(argv: string[], io: CliIo = processIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(usage());
+    return name === undefined ? ExitCode.usage : ExitCode.ok;
+  }
+  if (name === '--version') {
+    io.stdout('probeyard 0.1.0\n');
+    return ExitCode.ok;
+  }
+  const command = commands.find((c) => c.name === name);
+  if (!command) {
+    io.stderr(`probeyard: unknown command '${name}'\n\n${usage()}`);
+    return ExitCode.usage;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout(command.help.endsWith('\n') ? command.help : `${command.help}\n`);
+    return ExitCode.ok;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (err) {
+    if (err instanceof CliError) {
+      io.stderr(`probeyard ${name}: ${err.message}\n`);
+      return err.exitCode;
+    }
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR')) {
+      io.stderr(`probeyard ${name}: ${(err as Error).message}\n`);
+      return ExitCode.usage;
+    }
+    io.stderr(`probeyard ${name}: internal error: ${(err as Error).stack ?? String(err)}\n`);
+    return ExitCode.refused;
+  }
+}

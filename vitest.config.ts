@@ -1,0 +1,39 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+
+// One vitest run over every package and app. Each workspace folder becomes a project that
+// inherits this config; a folder with its own vitest.config.ts uses that instead. Sources run
+// directly (the `@probeyard/source` export condition points at `src/`), so tests never depend on
+// a stale build.
+const projects: (string | TestProjectInlineConfiguration)[] = [];
+for (const group of ['packages', 'apps']) {
+  if (!existsSync(group)) continue;
+  for (const name of readdirSync(group).sort()) {
+    const root = join(group, name);
+    if (!existsSync(join(root, 'package.json'))) continue;
+    if (existsSync(join(root, 'vitest.config.ts'))) {
+      projects.push(root);
+      continue;
+    }
+    projects.push({
+      extends: true,
+      test: {
+        name,
+        root,
+        include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'README.test.ts'],
+      },
+    });
+  }
+}
+
+export default defineConfig({
+  resolve: { conditions: ['@probeyard/source'] },
+  ssr: { resolve: { conditions: ['@probeyard/source'] } },
+  test: {
+    projects,
+    reporters: ['default', './tooling/vitest/summary-reporter.js'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
