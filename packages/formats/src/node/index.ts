@@ -1,1 +1,24 @@
 export {};
+
+// Kernel profile from an events/ directory.
+export { readEventsTree } from './events-tree.js';
+
+// trace.dat files, `probeyard report`, the live tracefs feed.
+export { FileByteSource } from './file-byte-source.js';
+export {
+  type TraceDatFile,
+  type OpenTraceDatFileOptions,
+  openTraceDatFile,
+  openTraceDatStream,
+  parseTraceDatFormat,
+} from './trace-dat-file.js';
+export { ChunkPrefetcher, prefetchChunks } from './chunk-prefetch.js';
+export { type ReportSink, writeTraceDatReport } from './report.js';
+export {
+  type TracefsMount,
+  type TracefsStreamOptions,
+  type TracefsRecordStream,
+  findTracefs,
+  unmountTracefs,
+  openTracefsStream,
+} from './tracefs-live.js';

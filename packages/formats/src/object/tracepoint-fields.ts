@@ -1,0 +1,111 @@
+import type { ObjectCoreRelocation, ObjectSpec } from './object-spec.js';
+
+/** Kinds of CO-RE field relocations as the tracepoint manifest names them. */
+export type TracepointFieldKind = 'byte-offset' | 'byte-size' | 'exists' | 'signed' | 'lshift-u64' | 'rshift-u64';
+
+const kindByRelocation: Record<string, TracepointFieldKind> = {
+  'field-byte-offset': 'byte-offset',
+  'field-byte-size': 'byte-size',
+  'field-exists': 'exists',
+  'field-signed': 'signed',
+  'field-lshift-u64': 'lshift-u64',
+  'field-rshift-u64': 'rshift-u64',
+};
+
+/** One field access of a program on a tracepoint record, from a CO-RE relocation. */
+export interface TracepointFieldAccess {
+  /** From the struct name `trace_event_raw_<event>` (flavor suffix `___x` removed). */
+  event: string;
+  /** The flavor suffix without `___` ('' when none): `old` for `trace_event_raw_x___old`. */
+  flavor: string;
+  /**
+   * The field as the tracefs format file names it: `prev_pid`; `common_pid` for `ent.pid`;
+   * `filename` for a `__data_loc_filename` member.
+   */
+  field: string;
+  /** The BTF member path inside the record struct (`ent.pid`, `__data_loc_filename`, `prev_comm[3]`). */
+  memberPath: string;
+  /** True when the member is `__data_loc_<field>` (a u32 locator, not the payload). */
+  dataLoc: boolean;
+  kind: TracepointFieldKind;
+  /** Program-relative instruction index, and its program and section. */
+  insnIndex: number;
+  program: string;
+  section: string;
+  /** What the object was built against (the local BTF): offset and size of the load, signedness. */
+  byteOffset: number;
+  byteSize: number;
+  signed: boolean;
+  /** The event of the program's own `tracepoint/<system>/<event>` section, if it is one. */
+  attach: { system: string; event: string } | undefined;
+  relocation: ObjectCoreRelocation;
+}
+
+const RECORD_PREFIX = 'trace_event_raw_';
+
+/** Splits `trace_event_raw_<event>[___<flavor>]`; undefined for other names. */
+export function parseTraceEventStructName(name: string): { event: string; flavor: string } | undefined {
+  if (!name.startsWith(RECORD_PREFIX)) return undefined;
+  const rest = name.slice(RECORD_PREFIX.length);
+  const cut = rest.indexOf('___');
+  const event = cut < 0 ? rest : rest.slice(0, cut);
+  if (event === '') return undefined;
+  return { event, flavor: cut < 0 ? '' : rest.slice(cut + 3) };
+}
+
+/**
+ * Every CO-RE field relocation of `spec` against a `struct trace_event_raw_<event>`, as
+ * `{ event, field, kind, insnIndex, section }` and more — the manifest of what the object reads
+ * from tracepoint records. Relocations that could not be resolved are skipped (they carry
+ * their `error` in `spec.coreRelocations`).
+ */
+export function tracepointFieldAccesses(spec: ObjectSpec): TracepointFieldAccess[] {
+  const out: TracepointFieldAccess[] = [];
+  const btf = spec.btf;
+  if (btf === undefined) return out;
+  for (const c of spec.coreRelocations) {
+    const a = c.access;
+    const kind = kindByRelocation[c.record.kindName];
+    if (a === undefined || kind === undefined) continue;
+    const parsed = parseTraceEventStructName(a.rootName);
+    if (parsed === undefined) continue;
+    const members = a.steps.filter((s) => s.kind === 'member');
+    const first = members[0];
+    if (first === undefined) continue;
+    let field = first.name;
+    let dataLoc = false;
+    // The common fields live in `struct trace_entry ent`: ent.pid is the format file's common_pid.
+    const firstType = btf.type(btf.resolve(first.typeId));
+    const isEntry = firstType.kind === 'struct' && (firstType.name === 'trace_entry' || firstType.name.startsWith('trace_entry___'));
+    if (isEntry && members[1] !== undefined) {
+      field = `common_${members[1].name}`;
+    } else if (field.startsWith('__data_loc_')) {
+      field = field.slice('__data_loc_'.length);
+      dataLoc = true;
+    }
+    const program = spec.program(c.program);
+    const att = program?.attach;
+    out.push({
+      event: parsed.event,
+      flavor: parsed.flavor,
+      field,
+      memberPath: a.fieldPath,
+      dataLoc,
+      kind,
+      insnIndex: c.insnIndex,
+      program: c.program,
+      section: c.section,
+      byteOffset: a.byteOffset ?? 0,
+      byteSize: a.byteSize ?? 0,
+      signed: a.signed ?? false,
+      attach: att?.kind === 'tracepoint' ? { system: att.system, event: att.event } : undefined,
+      relocation: c,
+    });
+  }
+  return out;
+}
+
+/** `event sched_switch, field prev_pid, kind byte-offset` — how a manifest line reads. */
+export function formatTracepointFieldAccess(a: TracepointFieldAccess): string {
+  return `event ${a.event}, field ${a.field}, kind ${a.kind}`;
+}

@@ -1,0 +1,189 @@
+import type { RecordEventFormat, TraceRecord } from '../ring-buffer/trace-record.js';
+import { KallsymsTable, parsePrintkFormats } from './kallsyms.js';
+import type { RecordReader } from './merge.js';
+import type { TraceDatReader } from './trace-dat-reader.js';
+
+/** What record renderers need to know about the traced machine (the event-format `RenderEnv`). */
+export interface ReportRenderEnv {
+  littleEndian?: boolean;
+  longSize?: 4 | 8;
+  lookupSymbol?(address: bigint): { name: string; offset: number } | undefined;
+  lookupPrintkFormat?(address: bigint): string | undefined;
+  /** `trace-cmd`: trace-cmd's event handlers where it has one; `print-fmt`: the kernel's print fmt only. */
+  handlers?: 'trace-cmd' | 'print-fmt';
+}
+
+/** A format as the report needs it: name, id, and where `common_pid` is. */
+export interface ReportEventFormat extends RecordEventFormat {
+  commonFields?: readonly { name: string; byteOffset: number; size: number }[];
+}
+
+/**
+ * Renders the text of one record after `event_name: `, as trace-cmd report prints it (the
+ * event-format package's `formatRecord` / `formatRecordRaw`). `bytes` starts at `common_type`.
+ */
+export type RecordTextFormatter<F> = (format: F, bytes: Uint8Array, env: ReportRenderEnv) => string;
+
+export interface ReportOptions<F> {
+  /** The normal rendering (print fmt and trace-cmd's plugins). */
+  formatRecord: RecordTextFormatter<F>;
+  /** `report -R`: raw field values. */
+  formatRecordRaw: RecordTextFormatter<F>;
+  /** Print raw fields (`-R`). */
+  raw?: boolean;
+  /** Characters per yielded chunk (default 64 KiB). */
+  chunkChars?: number;
+  /**
+   * sched_switch's `prev_state` letters from the kernel's print fmt (default true). trace-cmd 3.1.6
+   * maps them with a fixed table (`SDTtZXxW`) that disagrees with 6.x kernels: 0x80 is `I`
+   * (TASK_REPORT_IDLE) not `W`, 0x10/0x20 are `X`/`Z` not `Z`/`X`, and 0x100 (preempted) is `R+`.
+   * False prints trace-cmd's letters.
+   */
+  kernelStateLetters?: boolean;
+  /**
+   * Index of the first record to print (default 0): earlier records are decoded but not rendered,
+   * and the `cpus=` header is left out when it is not 0 (paging through a large recording).
+   */
+  startRecord?: number;
+}
+
+const switchStateRe = /^(.*?\[-?\d+\] )(\S+)( ==> )/;
+const kernelStateRe = /prev_state=(\S*) ==> /;
+
+/**
+ * The sched_switch text of trace-cmd's handler with the state letters the kernel's own print fmt
+ * gives for the same record (unchanged when either text is not in the expected shape).
+ */
+function withKernelState(handlerText: string, printFmtText: string): string {
+  const k = kernelStateRe.exec(printFmtText);
+  const m = switchStateRe.exec(handlerText);
+  if (!k || !m || m[2] === k[1]) return handlerText;
+  return `${m[1]}${k[1]}${m[3]}${handlerText.slice(m[0].length)}`;
+}
+
+/** The `ts` column of trace-cmd report: µs rounded to nearest, `%5llu.%06llu` (`%12llu` below 1 s). */
+export function formatReportTime(r: TraceRecord): string {
+  let usHigh: number;
+  let usLow: number;
+  if (r.isTimestampExact) {
+    const us = Math.floor((r.timestampNs + 500) / 1000);
+    usHigh = Math.floor(us / 1e6);
+    usLow = us - usHigh * 1e6;
+    if (us <= 1e6) return String(us).padStart(12);
+  } else {
+    const us = (r.timestamp() + 500n) / 1000n;
+    if (us <= 1000000n) return us.toString().padStart(12);
+    usHigh = Number(us / 1000000n);
+    usLow = Number(us % 1000000n);
+  }
+  return `${String(usHigh).padStart(5)}.${String(usLow).padStart(6, '0')}`;
+}
+
+/** The environment of a trace.dat's machine: byte order, kernel long size, kallsyms, printk formats. */
+export function traceDatRenderEnv(dat: TraceDatReader<RecordEventFormat>['dat']): ReportRenderEnv {
+  let syms: KallsymsTable | undefined;
+  let printk: Map<bigint, string> | undefined;
+  const symbolCache = new Map<bigint, { name: string; offset: number } | undefined>();
+  return {
+    littleEndian: dat.littleEndian,
+    longSize: dat.headerPage.commitSize === 4 ? 4 : 8,
+    lookupSymbol(address) {
+      // Traces repeat the same few function pointers: remember the last answers.
+      const hit = symbolCache.get(address);
+      if (hit !== undefined || symbolCache.has(address)) return hit;
+      syms ??= KallsymsTable.parse(dat.kallsymsText);
+      const found = syms.lookup(address);
+      if (symbolCache.size >= 4096) symbolCache.clear();
+      symbolCache.set(address, found);
+      return found;
+    },
+    lookupPrintkFormat(address) {
+      printk ??= parsePrintkFormats(dat.printkText);
+      return printk.get(address);
+    },
+  };
+}
+
+/**
+ * Yields the output of `trace-cmd report [-R]` for a trace.dat in chunks of text: the `cpus=N`
+ * header, then one line per record in time order (`comm-pid [cpu] ts: event: info`, prefixed with
+ * `instance: ` for instance buffers), with trace-cmd's `CPU:N [M EVENTS DROPPED]` lines where the
+ * kernel lost events. Nothing but the current chunk is held in memory.
+ */
+export function* reportChunks<F extends ReportEventFormat>(reader: TraceDatReader<F>, options: ReportOptions<F>): Generator<string> {
+  const dat = reader.dat;
+  const env = traceDatRenderEnv(dat);
+  const kernelEnv: ReportRenderEnv = { ...env, handlers: 'print-fmt' };
+  const kernelStates = options.kernelStateLetters !== false;
+  const chunkChars = options.chunkChars ?? 65536;
+  const render = options.raw ? options.formatRecordRaw : options.formatRecord;
+  const raw = options.raw === true;
+  const startRecord = options.startRecord ?? 0;
+  let out = startRecord === 0 ? `cpus=${dat.cpuCount}\n` : '';
+  let index = 0;
+  const records: RecordReader<F> = reader.records();
+  const cpuText: string[] = [];
+  const commText = new Map<number, string>();
+  // Per event id: the padded `name:` column and where common_pid is.
+  const eventText: ({ name: string; pidOffset: number } | undefined)[] = [];
+  const le = dat.littleEndian;
+  let lastSeconds = -1;
+  let lastSecondsText = '';
+  for (let r = records.next(); r; r = records.next()) {
+    if (index++ < startRecord) continue;
+    const prefix = r.bufferName === '' ? '' : `${r.bufferName}: `;
+    if (r.missedEvents !== 0) {
+      // trace-cmd prints the instance prefix, the lost-events line, then the record without prefix.
+      out += r.missedEvents > 0 ? `${prefix}CPU:${r.cpu} [${r.missedEvents} EVENTS DROPPED]\n` : `${prefix}CPU:${r.cpu} [EVENTS DROPPED]\n`;
+    } else {
+      out += prefix;
+    }
+    const f = r.format;
+    let ev = eventText[r.eventId];
+    if (ev === undefined) {
+      const pidField = f?.commonFields?.find((c) => c.name === 'common_pid');
+      ev = { name: f ? `${f.name}:`.padEnd(21) : `[UNKNOWN EVENT ${r.eventId}]`, pidOffset: pidField?.byteOffset ?? 4 };
+      if (r.eventId >= 0) eventText[r.eventId] = ev;
+    }
+    const pidAt = r.recordOffset + ev.pidOffset;
+    const pid = pidAt + 4 <= r.recordOffset + r.recordLength ? r.view.getInt32(pidAt, le) : -1;
+    let comm = commText.get(pid);
+    if (comm === undefined) {
+      const name = pid === 0 ? '<idle>' : (dat.cmdlines.get(pid) ?? '<...>');
+      comm = `${name.padStart(16)}-${String(pid).padEnd(5)}`;
+      commText.set(pid, comm);
+    }
+    const cpu = (cpuText[r.cpu] ??= String(r.cpu).padStart(3, '0'));
+    // The time column; the seconds text is reused while it does not change.
+    let time: string;
+    const us = r.isTimestampExact ? Math.floor((r.timestampNs + 500) / 1000) : -1;
+    if (us > 1e6) {
+      const seconds = Math.floor(us / 1e6);
+      if (seconds !== lastSeconds) {
+        lastSeconds = seconds;
+        lastSecondsText = String(seconds).padStart(5);
+      }
+      time = `${lastSecondsText}.${String(1e6 + (us - seconds * 1e6)).slice(1)}`;
+    } else {
+      time = formatReportTime(r);
+    }
+    const name = ev.name;
+    let info: string;
+    if (f) {
+      const bytes = r.bytes.subarray(r.recordOffset, r.recordOffset + r.recordLength);
+      info = render(f, bytes, env);
+      if (raw && !info.startsWith(' ')) info = ` ${info}`;
+      else if (!raw && kernelStates && f.name === 'sched_switch' && f.system === 'sched') {
+        info = withKernelState(info, render(f, bytes, kernelEnv));
+      }
+    } else {
+      info = '';
+    }
+    out += `${comm} [${cpu}] ${time}: ${name} ${info}\n`;
+    if (out.length >= chunkChars) {
+      yield out;
+      out = '';
+    }
+  }
+  if (out.length > 0) yield out;
+}
