@@ -1,1 +1,1 @@
-export {};
+export { type KernelMapSpec, KernelProgType, type KernelRunResult, KernelRunner } from './kernel-runner.js';

@@ -1,0 +1,256 @@
+// VM benchmark: ns per executed instruction and per run on the perf-workloads corpus, side by
+// side with the kernel's JIT (BPF_PROG_TEST_RUN with repeat) when bpf() is usable here, else the
+// corpus README's stored kernel figures, labelled as stored. Engines are interleaved round by
+// round and medians reported, because the host is shared.
+//
+//   pnpm --filter @probeyard/vm bench [--rounds N]
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  EventRuntime,
+  type EventRecord,
+  type LoadedProgram,
+  loadAssembly,
+  loadProgramOrThrow,
+  MapType,
+  RunStatus,
+  Vm,
+} from '../src/index.js';
+import { KernelProgType, KernelRunner } from '../src/node/index.js';
+import { countByTypeSource } from '../test/runtime.test-program.js';
+import { readTracePipeRaw } from '../test/trace-pipe-raw.js';
+
+const corpus = ['../../../shared/corpus', '/work/shared/corpus']
+  .map((p) => (p.startsWith('/') ? p : join(import.meta.dirname, p)))
+  .find((p) => existsSync(p));
+if (!corpus) {
+  console.log('bench: the shared corpus (perf-workloads) is absent; nothing to measure');
+  process.exit(0);
+}
+const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 7;
+const hexFile = (name: string) =>
+  new Uint8Array(Buffer.from(readFileSync(join(corpus, 'perf-workloads', `${name}.hex`), 'utf8').trim(), 'hex'));
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+};
+const insn = (op: number, dst: number, src: number, off: number, imm: number) => {
+  const b = new Uint8Array(8);
+  const v = new DataView(b.buffer);
+  b[0] = op;
+  b[1] = (src << 4) | dst;
+  v.setInt16(2, off, true);
+  v.setInt32(4, imm, true);
+  return b;
+};
+const concat = (...parts: Uint8Array[]) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+};
+
+const memBuffer = Uint8Array.from({ length: 65536 }, (_, i) => Math.imul(i, 2654435761) >>> 24);
+const ctx64 = Uint8Array.from({ length: 64 }, (_, i) => i);
+
+/** XDP prolog: r1 = packet data after a bounds check of `len` bytes, r2 = len; `exitAt` = slots after the prolog to the appended `r0 = 0; exit`. */
+function packetProlog(len: number, programSlots: number): Uint8Array {
+  return concat(
+    insn(0x61, 2, 1, 0, 0), // r2 = *(u32 *)(r1 + 0)   data
+    insn(0x61, 3, 1, 4, 0), // r3 = *(u32 *)(r1 + 4)   data_end
+    insn(0xbf, 4, 2, 0, 0), // r4 = r2
+    insn(0x07, 4, 0, 0, len), // r4 += len
+    insn(0x2d, 4, 3, 2 + programSlots, 0), // if r4 > r3 goto out
+    insn(0xbf, 1, 2, 0, 0), // r1 = r2
+    insn(0xb7, 2, 0, 0, len), // r2 = len
+  );
+}
+const outEpilog = concat(insn(0xb7, 0, 0, 0, 0), insn(0x95, 0, 0, 0, 0));
+
+interface Workload {
+  name: string;
+  program: Uint8Array;
+  context: Uint8Array;
+  /** Kernel variant (same bytes behind a prolog), or undefined when the kernel cannot run it. */
+  kernel?: { insns: Uint8Array; data: Uint8Array; maps?: Parameters<KernelRunner['runProgram']>[0]['maps']; extraInsns: number };
+  expectedR0: bigint;
+}
+
+const aluLoop = hexFile('alu_loop');
+const aluLoop100k = hexFile('alu_loop_100k');
+const memSum = hexFile('mem_sum');
+const ctxHash = hexFile('ctx_hash');
+const workloads: Workload[] = [
+  { name: 'alu_loop (1M iterations)', program: aluLoop, context: new Uint8Array(0), expectedR0: 0xa116c0f2n },
+  {
+    name: 'alu_loop_100k',
+    program: aluLoop100k,
+    context: new Uint8Array(0),
+    expectedR0: 0xdc9e8debn,
+    kernel: { insns: aluLoop100k, data: new Uint8Array(64), extraInsns: 0 },
+  },
+  {
+    name: 'mem_sum (64 KiB)',
+    program: memSum,
+    context: memBuffer,
+    expectedR0: 0x017e7f67n,
+    kernel: {
+      // r1 = &map[0].value (BPF_PSEUDO_MAP_VALUE), r2 = 65536
+      insns: concat(insn(0x18, 1, 2, 0, 0), insn(0, 0, 0, 0, 0), insn(0xb7, 2, 0, 0, 65536), memSum),
+      data: new Uint8Array(64),
+      maps: [{ type: MapType.array, keySize: 4, valueSize: 65536, maxEntries: 1, initialValue: memBuffer }],
+      extraInsns: 2,
+    },
+  },
+  {
+    name: 'ctx_hash (64-byte context)',
+    program: ctxHash,
+    context: ctx64,
+    expectedR0: 0xc56d329an,
+    kernel: { insns: concat(packetProlog(64, ctxHash.length / 8), ctxHash, outEpilog), data: ctx64, extraInsns: 7 },
+  },
+];
+
+const opened = KernelRunner.open();
+const kernel = opened instanceof KernelRunner ? opened : undefined;
+const stored: Record<string, { nsPerInsn?: number; nsPerRun?: number }> = {
+  'alu_loop (1M iterations)': { nsPerInsn: 0.261 },
+  alu_loop_100k: { nsPerInsn: 0.261 },
+  'mem_sum (64 KiB)': { nsPerInsn: 0.062 },
+  'ctx_hash (64-byte context)': { nsPerRun: 6 },
+};
+console.log(
+  kernel
+    ? `kernel: measured here, BPF_PROG_TEST_RUN (XDP) with repeat, JIT ${readFileSync('/proc/sys/net/core/bpf_jit_enable', 'utf8').trim() === '1' ? 'on' : 'off'}`
+    : `kernel: not usable here (${(opened as { unavailable: string }).unavailable}); kernel columns are the corpus README's STORED figures`,
+);
+console.log(`rounds: ${rounds} (interleaved VM/kernel), medians\n`);
+
+const tiers = ['interpreter', 'compiled'] as const;
+const vms = tiers.map((tier) => new Vm({ budget: 100_000_000, standardHelpers: false, tier }));
+const rows: string[][] = [];
+const cpuNs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) * 1000;
+};
+for (const w of workloads) {
+  const programs = vms.map((vm) => loadProgramOrThrow(w.program, vm.loadOptions(w.name)));
+  let insns = 0;
+  vms.forEach((vm, t) => {
+    vm.run(programs[t] as LoadedProgram, w.context);
+    if (vm.r0 !== w.expectedR0) throw new Error(`${w.name} (${tiers[t]}): r0 0x${vm.r0.toString(16)}, expected 0x${w.expectedR0.toString(16)}`);
+    insns = vm.insnCount;
+  });
+  // ~5 M instructions per sample
+  const runsPerSample = Math.max(1, Math.round(5e6 / insns));
+  vms.forEach((vm, t) => {
+    for (let i = 0; i < Math.min(2000, runsPerSample * 3); i++) vm.run(programs[t] as LoadedProgram, w.context); // warm up
+  });
+  const vmNsPerRun: number[][] = tiers.map(() => []);
+  const vmCpuPerRun: number[][] = tiers.map(() => []);
+  const kNsPerRun: number[] = [];
+  let kernelInsns = insns;
+  for (let r = 0; r < rounds; r++) {
+    vms.forEach((vm, t) => {
+      const program = programs[t] as LoadedProgram;
+      const c0 = cpuNs();
+      const t0 = performance.now();
+      for (let i = 0; i < runsPerSample; i++) vm.run(program, w.context);
+      (vmNsPerRun[t] as number[]).push(((performance.now() - t0) * 1e6) / runsPerSample);
+      (vmCpuPerRun[t] as number[]).push((cpuNs() - c0) / runsPerSample);
+    });
+    if (kernel && w.kernel) {
+      const repeat = Math.max(1, Math.round(2e7 / insns));
+      const res = await kernel.runProgram({
+        progType: KernelProgType.xdp,
+        insns: w.kernel.insns,
+        data: w.kernel.data,
+        maps: w.kernel.maps,
+        repeat,
+      });
+      if (!res.ok) throw new Error(`${w.name}: kernel refused: errno ${res.errno} ${res.log}`);
+      if (BigInt(res.retval) !== (w.expectedR0 & 0xffffffffn)) {
+        throw new Error(`${w.name}: kernel r0 0x${res.retval.toString(16)}, expected 0x${w.expectedR0.toString(16)}`);
+      }
+      kNsPerRun.push(res.durationNs);
+      kernelInsns = insns + w.kernel.extraInsns;
+    }
+  }
+  let kRun: number | undefined;
+  let kInsn: number | undefined;
+  let source = 'measured';
+  if (kNsPerRun.length > 0) {
+    kRun = median(kNsPerRun);
+    kInsn = kRun / kernelInsns;
+  } else {
+    const s = stored[w.name];
+    source = 'STORED';
+    kInsn = s?.nsPerInsn;
+    kRun = s?.nsPerRun ?? (s?.nsPerInsn !== undefined ? s.nsPerInsn * insns : undefined);
+    if (kInsn === undefined && kRun !== undefined) kInsn = kRun / insns;
+  }
+  tiers.forEach((tier, t) => {
+    const vmRun = median(vmNsPerRun[t] as number[]);
+    const vmCpu = median(vmCpuPerRun[t] as number[]);
+    rows.push([
+      `${w.name} [${tier}]`,
+      insns.toLocaleString('en'),
+      `${(vmRun / insns).toFixed(3)} (cpu ${(vmCpu / insns).toFixed(3)})`,
+      vmRun >= 1e5 ? `${(vmRun / 1e6).toFixed(2)} ms` : `${vmRun.toFixed(0)} ns`,
+      kInsn === undefined ? 'n/a' : `${kInsn.toFixed(3)} (${source})`,
+      kRun === undefined ? 'n/a' : kRun >= 1e5 ? `${(kRun / 1e6).toFixed(3)} ms` : `${kRun.toFixed(0)} ns`,
+      kRun === undefined ? 'n/a' : `${(vmRun / kRun).toFixed(1)}x (cpu ${(vmCpu / kRun).toFixed(1)}x)`,
+    ]);
+  });
+}
+
+// (c) a tracing program over a recorded feed: count events per common_type into a hash map,
+// run per event by the runtime over the trace_pipe_raw pages of the corpus.
+const tracefs = join(corpus, 'tracefs/linux-6.18');
+if (existsSync(join(tracefs, 'cpu0.raw'))) {
+  const records: EventRecord[] = [];
+  for (const cpu of [0, 1]) records.push(...readTracePipeRaw(new Uint8Array(readFileSync(join(tracefs, `cpu${cpu}.raw`))), cpu));
+  for (const tier of tiers) {
+    let runtime: EventRuntime | undefined;
+    const { vm: feedVm, programs } = loadAssembly(countByTypeSource, { output: (o) => runtime?.collect(o), tier });
+    runtime = new EventRuntime(feedVm, [...programs.values()][0] as NonNullable<ReturnType<typeof programs.get>>);
+    const passes = 200;
+    const perEvent: number[] = [];
+    for (let r = 0; r < rounds + 2; r++) {
+      const before = runtime.counters.instructions;
+      const t0 = performance.now();
+      for (let p = 0; p < passes; p++) {
+        for (const rec of records) {
+          if (runtime.runEvent(rec) !== RunStatus.ok) throw new Error('feed program faulted');
+        }
+        runtime.takeBatch();
+      }
+      const ns = (performance.now() - t0) * 1e6;
+      if (r >= 2) perEvent.push(ns / (passes * records.length));
+      void before;
+    }
+    const c = runtime.counters;
+    const insnPerEvent = c.instructions / c.runs;
+    const ev = median(perEvent);
+    rows.push([
+      `count_by_type feed, ${records.length} records [${tier}]`,
+      `${insnPerEvent.toFixed(1)}/event`,
+      (ev / insnPerEvent).toFixed(3),
+      `${ev.toFixed(0)} ns/event`,
+      'n/a (tracepoint programs: no test-run repeat)',
+      'n/a',
+      'n/a',
+    ]);
+  }
+}
+
+const header = ['workload [tier]', 'insns/run', 'VM ns/insn (wall, cpu)', 'VM per run', 'kernel JIT ns/insn', 'kernel per run', 'VM/kernel per run'];
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+const fmt = (r: string[]) => r.map((c, i) => c.padEnd(widths[i] as number)).join('  ');
+console.log(fmt(header));
+console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+for (const r of rows) console.log(fmt(r));
+kernel?.close();

@@ -1,0 +1,136 @@
+import { VmError } from '../errors.js';
+
+/** Map types (`enum bpf_map_type`, `BPF_MAP_TYPE_*`), with the kernel's numbers. */
+export const MapType = {
+  hash: 1,
+  array: 2,
+  progArray: 3,
+  perfEventArray: 4,
+  percpuHash: 5,
+  percpuArray: 6,
+  lruHash: 9,
+  lruPercpuHash: 10,
+  ringbuf: 27,
+} as const;
+export type MapType = (typeof MapType)[keyof typeof MapType];
+
+export const mapTypeNames: Record<MapType, string> = {
+  1: 'hash',
+  2: 'array',
+  3: 'prog_array',
+  4: 'perf_event_array',
+  5: 'percpu_hash',
+  6: 'percpu_array',
+  9: 'lru_hash',
+  10: 'lru_percpu_hash',
+  27: 'ringbuf',
+};
+
+/** What a map is: the fields of `BPF_MAP_CREATE` the VM uses. */
+export interface MapSpec {
+  name: string;
+  type: MapType;
+  keySize: number;
+  valueSize: number;
+  maxEntries: number;
+  /** `map_flags` (kept; `BPF_F_NO_PREALLOC` and friends change nothing here). */
+  flags?: number;
+}
+
+/** Where a map reads its current CPU and how many CPUs there are (per-CPU maps). */
+export interface MapContext {
+  cpuCount: number;
+}
+
+/**
+ * Base of every map. Values of maps a program can point into live in one `Uint8Array`
+ * (`values`), which the VM maps as one memory region; a program's pointer to a value is
+ * (region, byte offset of the value).
+ */
+export abstract class BpfMap {
+  readonly spec: Readonly<MapSpec>;
+  /** Value storage the program may point into, or an empty array. */
+  values: Uint8Array;
+  /** Region id the VM gave `values` (0 until a VM maps it). */
+  regionId = 0;
+
+  protected constructor(spec: MapSpec, valuesBytes: number) {
+    this.spec = Object.freeze({ ...spec });
+    if (valuesBytes > 1 << 30) {
+      throw new VmError('invalid-map', `create map ${spec.name}: value storage of ${valuesBytes} bytes is too large`);
+    }
+    this.values = new Uint8Array(valuesBytes);
+  }
+
+  get name(): string {
+    return this.spec.name;
+  }
+
+  /**
+   * Program-side lookup: byte offset into `values` of the value for the key at
+   * `keyBytes[keyOffset..]` (for per-CPU maps, the value of `cpu`), or -1.
+   */
+  abstract lookupFromProgram(keyBytes: Uint8Array, keyOffset: number, cpu: number): number;
+  /** Program-side update: 0 or a negative errno. */
+  abstract updateFromProgram(
+    keyBytes: Uint8Array,
+    keyOffset: number,
+    valueBytes: Uint8Array,
+    valueOffset: number,
+    flags: number,
+    cpu: number,
+  ): number;
+  /** Program-side delete: 0 or a negative errno. */
+  abstract deleteFromProgram(keyBytes: Uint8Array, keyOffset: number): number;
+
+  /**
+   * User-side lookup (`BPF_MAP_LOOKUP_ELEM`): a copy of the value, or undefined. Per-CPU maps
+   * return every CPU's value, each rounded up to 8 bytes, as the kernel does.
+   */
+  abstract lookup(key: Uint8Array): Uint8Array | undefined;
+  /** User-side update (`BPF_MAP_UPDATE_ELEM`): 0 or a negative errno. */
+  abstract update(key: Uint8Array, value: Uint8Array, flags?: number): number;
+  /** User-side delete (`BPF_MAP_DELETE_ELEM`): 0 or a negative errno. */
+  abstract delete(key: Uint8Array): number;
+  /**
+   * `BPF_MAP_GET_NEXT_KEY`: the key after `key` (the first key when `key` is undefined or, for
+   * hash maps, absent), or a negative errno (-ENOENT after the last key).
+   */
+  abstract getNextKey(key: Uint8Array | undefined): Uint8Array | number;
+
+  /** Every key, in get_next_key order. */
+  *keys(): IterableIterator<Uint8Array> {
+    let k = this.getNextKey(undefined);
+    while (typeof k !== 'number') {
+      yield k;
+      k = this.getNextKey(k);
+    }
+  }
+
+  /** Bytes of a value as the user API sees it (per-CPU: all CPUs, 8-byte rounded). */
+  get userValueSize(): number {
+    return this.spec.valueSize;
+  }
+
+  protected checkKey(key: Uint8Array): void {
+    if (key.length !== this.spec.keySize) {
+      throw new VmError(
+        'invalid-argument',
+        `map ${this.spec.name}: key of ${key.length} bytes, expected ${this.spec.keySize}`,
+      );
+    }
+  }
+
+  protected checkUserValue(value: Uint8Array): void {
+    if (value.length !== this.userValueSize) {
+      throw new VmError(
+        'invalid-argument',
+        `map ${this.spec.name}: value of ${value.length} bytes, expected ${this.userValueSize}`,
+      );
+    }
+  }
+}
+
+export function roundUp8(n: number): number {
+  return (n + 7) & ~7;
+}

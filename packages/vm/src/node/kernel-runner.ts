@@ -1,0 +1,140 @@
+import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+/** `BPF_PROG_TYPE_*` values used to run programs in the kernel. */
+export const KernelProgType = { socketFilter: 1, xdp: 6 } as const;
+
+export interface KernelMapSpec {
+  type: number;
+  keySize: number;
+  valueSize: number;
+  maxEntries: number;
+  /** Value of key 0 before the run (array maps). */
+  initialValue?: Uint8Array;
+}
+
+export type KernelRunResult =
+  | { ok: true; retval: number; durationNs: number; dataOut: Uint8Array; mapValues: Uint8Array[] }
+  | { ok: false; errno: number; log: string };
+
+const hex = (b: Uint8Array) => (b.length === 0 ? '-' : Buffer.from(b).toString('hex'));
+const unhex = (s: string | undefined) => (s === undefined || s === '-' ? new Uint8Array(0) : new Uint8Array(Buffer.from(s, 'hex')));
+
+/**
+ * The kernel as a reference: programs through `BPF_PROG_TEST_RUN`, map operations through
+ * `BPF_MAP_*`, via a small C helper (bpf-runner.c, built with gcc on first use). Needs root.
+ */
+export class KernelRunner {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly waiting: ((line: string) => void)[] = [];
+
+  private constructor(binary: string) {
+    this.child = spawn(binary, [], { stdio: ['pipe', 'pipe', 'pipe'] });
+    createInterface({ input: this.child.stdout }).on('line', (line) => this.waiting.shift()?.(line));
+  }
+
+  /** Starts a runner, or says why the kernel cannot be used here. */
+  static open(): KernelRunner | { unavailable: string } {
+    if (typeof process.getuid === 'function' && process.getuid() !== 0) return { unavailable: 'not root (bpf() needs CAP_BPF)' };
+    // beside this file when run from source; in src/node/ when run from dist/node/
+    const source = [new URL('./bpf-runner.c', import.meta.url), new URL('../../src/node/bpf-runner.c', import.meta.url)]
+      .map((u) => fileURLToPath(u))
+      .find((p) => existsSync(p));
+    if (source === undefined) return { unavailable: 'bpf-runner.c not found beside kernel-runner' };
+    const digest = createHash('sha256').update(readFileSync(source)).digest('hex').slice(0, 12);
+    const binary = join(tmpdir(), `probeyard-bpf-runner-${digest}`);
+    if (!existsSync(binary)) {
+      try {
+        execFileSync('gcc', ['-O2', '-o', binary, source], { stdio: 'pipe' });
+      } catch (e) {
+        return { unavailable: `gcc could not build bpf-runner: ${(e as Error).message.split('\n')[0]}` };
+      }
+    }
+    const runner = new KernelRunner(binary);
+    try {
+      // probe: load and run a two-instruction XDP program
+      const probe = execFileSync(binary, [], { input: 'prog 6 1 b7000000070000009500000000000000 00000000000000000000000000000000 -\n' })
+        .toString()
+        .trim();
+      if (!probe.startsWith('ok 7 ')) {
+        runner.close();
+        return { unavailable: `the kernel refused a trivial BPF program: ${probe}` };
+      }
+    } catch (e) {
+      runner.close();
+      return { unavailable: `bpf-runner failed: ${(e as Error).message.split('\n')[0]}` };
+    }
+    return runner;
+  }
+
+  private request(line: string): Promise<string> {
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      this.child.stdin.write(`${line}\n`);
+    });
+  }
+
+  /** Loads and test-runs a program; lddw src 1/2 with imm = i names `maps[i]` (created fresh). */
+  async runProgram(options: {
+    progType: number;
+    insns: Uint8Array;
+    data?: Uint8Array;
+    repeat?: number;
+    maps?: KernelMapSpec[];
+  }): Promise<KernelRunResult> {
+    const maps = options.maps?.length
+      ? options.maps
+          .map((m) => `${m.type}:${m.keySize}:${m.valueSize}:${m.maxEntries}${m.initialValue ? `=${hex(m.initialValue)}` : ''}`)
+          .join(',')
+      : '-';
+    const line = await this.request(
+      `prog ${options.progType} ${options.repeat ?? 1} ${hex(options.insns)} ${hex(options.data ?? new Uint8Array(0))} ${maps}`,
+    );
+    const parts = line.split(' ');
+    if (parts[0] !== 'ok') return { ok: false, errno: Number(parts[1]), log: parts.slice(2).join(' ') };
+    return {
+      ok: true,
+      retval: Number(parts[1]),
+      durationNs: Number(parts[2]),
+      dataOut: unhex(parts[3]),
+      mapValues: parts.slice(4).map(unhex),
+    };
+  }
+
+  async mapCreate(spec: KernelMapSpec, flags = 0): Promise<number> {
+    const [kind, n] = (await this.request(`map ${spec.type} ${spec.keySize} ${spec.valueSize} ${spec.maxEntries} ${flags}`)).split(' ');
+    return kind === 'fd' ? Number(n) : -Number(n);
+  }
+
+  async mapUpdate(fd: number, key: Uint8Array, value: Uint8Array, flags = 0): Promise<number> {
+    return Number((await this.request(`update ${fd} ${hex(key)} ${hex(value)} ${flags}`)).split(' ')[1]);
+  }
+
+  async mapLookup(fd: number, key: Uint8Array, valueSize: number): Promise<Uint8Array | number> {
+    const [, r, v] = (await this.request(`lookup ${fd} ${hex(key)} ${valueSize}`)).split(' ');
+    return Number(r) === 0 ? unhex(v) : Number(r);
+  }
+
+  async mapDelete(fd: number, key: Uint8Array): Promise<number> {
+    return Number((await this.request(`delete ${fd} ${hex(key)}`)).split(' ')[1]);
+  }
+
+  async mapNextKey(fd: number, key: Uint8Array | undefined, keySize: number): Promise<Uint8Array | number> {
+    const [, r, k] = (await this.request(`next ${fd} ${key ? hex(key) : '-'} ${keySize}`)).split(' ');
+    return Number(r) === 0 ? unhex(k) : Number(r);
+  }
+
+  async closeFd(fd: number): Promise<void> {
+    await this.request(`close ${fd}`);
+  }
+
+  close(): void {
+    this.child.stdin.end();
+    this.child.kill();
+  }
+}

@@ -1,0 +1,219 @@
+import type { VmFault } from './errors.js';
+import { RingBuffer } from './maps/ring-buffer.js';
+import type { LoadedProgram } from './program.js';
+import { RunStatus, Vm, type VmOptions, type VmOutput } from './vm.js';
+
+/**
+ * One tracepoint record as the runtime needs it. `data` starts at `common_type` (the raw
+ * record exactly as the kernel laid it out); `timestamp` is in ns. Adapters turn packages/formats
+ * records (trace.dat, trace_pipe_raw) into this shape.
+ */
+export interface EventRecord {
+  cpu: number;
+  /** ns; a number (exact below 2^53) or a bigint. */
+  timestamp: number | bigint;
+  data: Uint8Array;
+  /** `common_pid`, when the producer decoded it; otherwise read from the record. */
+  pid?: number;
+}
+
+/**
+ * The fields of packages/formats' `TraceRecord` the runtime reads (structural, so any record
+ * cursor with these fields works).
+ */
+export interface TraceRecordLike {
+  cpu: number;
+  tsHigh: number;
+  tsLow: number;
+  bytes: Uint8Array;
+  recordOffset: number;
+  recordLength: number;
+}
+
+/** What the runtime counted since it was created. */
+export interface RuntimeCounters {
+  eventsSeen: number;
+  runs: number;
+  instructions: number;
+  faults: number;
+  budgetExhaustions: number;
+  /** Wall time spent inside runs, ns. */
+  timeNs: number;
+  /** Outputs that did not fit (ring buffer full). */
+  lost: number;
+}
+
+/** Outputs collected over some events, in order, with a sequence number per batch. */
+export interface OutputBatch {
+  sequence: number;
+  outputs: VmOutput[];
+  counters: RuntimeCounters;
+  /** The most recent fault in this batch, when there was one. */
+  lastFault?: VmFault;
+}
+
+export interface RuntimeOptions {
+  /** Flush a batch once it holds this many outputs (default 256). */
+  batchSize?: number;
+  /** Byte offset of `common_pid` in a record (default 4, every kernel's common header). */
+  pidOffset?: number;
+  /** Only run the program for records this accepts (e.g. one event id); all are counted. */
+  accept?: (record: EventRecord) => boolean;
+}
+
+const now: () => number =
+  typeof globalThis.performance?.now === 'function' ? () => globalThis.performance.now() : () => Date.now();
+
+/**
+ * Runs a loaded program once per event record. The VM's outputs (ring buffer and perf records,
+ * printk lines) are collected into batches. Faults and budget exhaustions are counted, never
+ * thrown: one bad event does not stop the feed.
+ */
+export class EventRuntime {
+  readonly vm: Vm;
+  readonly program: LoadedProgram;
+  readonly counters: RuntimeCounters = {
+    eventsSeen: 0,
+    runs: 0,
+    instructions: 0,
+    faults: 0,
+    budgetExhaustions: 0,
+    timeNs: 0,
+    lost: 0,
+  };
+  private pending: VmOutput[] = [];
+  private sequence = 0;
+  private lastFault: VmFault | undefined;
+  private readonly batchSize: number;
+  private readonly pidOffset: number;
+  private readonly accept: ((record: EventRecord) => boolean) | undefined;
+  private readonly ringBuffers: RingBuffer[];
+
+  /**
+   * `vm` must have been created with its `output` option forwarding to
+   * {@link EventRuntime.collect} (use {@link createEventRuntime} to get both wired).
+   */
+  constructor(vm: Vm, program: LoadedProgram, options: RuntimeOptions = {}) {
+    this.vm = vm;
+    this.program = program;
+    this.batchSize = options.batchSize ?? 256;
+    this.pidOffset = options.pidOffset ?? 4;
+    this.accept = options.accept;
+    this.ringBuffers = vm.maps.filter((m): m is RingBuffer => m instanceof RingBuffer);
+  }
+
+  /** Receives one VM output (wire it as the VM's `output` option). */
+  collect(output: VmOutput): void {
+    this.pending.push(output);
+  }
+
+  /** Runs the program on one record; returns how the run ended (or ok when not accepted). */
+  runEvent(record: EventRecord): RunStatus {
+    this.counters.eventsSeen++;
+    if (this.accept && !this.accept(record)) return RunStatus.ok;
+    const ts = record.timestamp;
+    let lo: number;
+    let hi: number;
+    if (typeof ts === 'number') {
+      lo = ts % 0x100000000 | 0;
+      hi = Math.floor(ts / 0x100000000) | 0;
+    } else {
+      lo = Number(ts & 0xffffffffn) | 0;
+      hi = Number((ts >> 32n) & 0xffffffffn) | 0;
+    }
+    return this.runBytes(record.cpu, lo, hi, record.data, 0, record.data.length, record.pid);
+  }
+
+  /**
+   * Runs the program on a packages/formats `TraceRecord` (the cursor a `PageReader` or a
+   * trace.dat reader fills), in place: no copy of the record object, no allocation.
+   */
+  runTraceRecord(record: TraceRecordLike): RunStatus {
+    this.counters.eventsSeen++;
+    return this.runBytes(record.cpu, record.tsLow, record.tsHigh, record.bytes, record.recordOffset, record.recordLength);
+  }
+
+  /** The allocation-free core: one record as `bytes[byteOffset..+length]`. */
+  runBytes(cpu: number, timeLo: number, timeHi: number, bytes: Uint8Array, byteOffset: number, length: number, pid?: number): RunStatus {
+    const c = this.counters;
+    const vm = this.vm;
+    vm.cpu = cpu;
+    vm.timeLo = timeLo | 0;
+    vm.timeHi = timeHi | 0;
+    const p = byteOffset + this.pidOffset;
+    vm.pid =
+      pid ??
+      (length >= this.pidOffset + 4
+        ? (bytes[p] as number) | ((bytes[p + 1] as number) << 8) | ((bytes[p + 2] as number) << 16) | ((bytes[p + 3] as number) << 24)
+        : 0);
+    const t0 = now();
+    const status = vm.run(this.program, bytes, byteOffset, length);
+    c.timeNs += (now() - t0) * 1e6;
+    c.runs++;
+    c.instructions += vm.insnCount;
+    if (status === RunStatus.fault) {
+      c.faults++;
+      this.lastFault = vm.fault;
+    } else if (status === RunStatus.budgetExhausted) {
+      c.budgetExhaustions++;
+      this.lastFault = vm.fault;
+    }
+    for (const rb of this.ringBuffers) rb.consume();
+    return status;
+  }
+
+  /** Outputs pending since the last batch, as a batch (and starts a new one). */
+  takeBatch(): OutputBatch {
+    let lost = 0;
+    for (const rb of this.ringBuffers) lost += rb.dropped;
+    this.counters.lost = lost;
+    const batch: OutputBatch = {
+      sequence: this.sequence++,
+      outputs: this.pending,
+      counters: { ...this.counters },
+    };
+    if (this.lastFault) batch.lastFault = this.lastFault;
+    this.pending = [];
+    this.lastFault = undefined;
+    return batch;
+  }
+
+  /** Whether enough outputs are pending for a batch. */
+  get batchReady(): boolean {
+    return this.pending.length >= this.batchSize;
+  }
+
+  /**
+   * Runs the program on every record of `records` and yields output batches as they fill,
+   * and a last batch (possibly empty of outputs, with the final counters) at the end.
+   */
+  async *attach(records: AsyncIterable<EventRecord> | Iterable<EventRecord>): AsyncGenerator<OutputBatch> {
+    for await (const record of records) {
+      this.runEvent(record);
+      if (this.batchReady) yield this.takeBatch();
+    }
+    yield this.takeBatch();
+  }
+}
+
+/**
+ * A VM and an {@link EventRuntime} wired together: the VM's outputs go to the runtime's batches.
+ * `options.output` (if any) still sees every output too.
+ */
+export function createEventRuntime(
+  program: LoadedProgram | ((vm: Vm) => LoadedProgram),
+  vmOptions: VmOptions = {},
+  runtimeOptions: RuntimeOptions = {},
+): EventRuntime {
+  let runtime: EventRuntime | undefined;
+  const forward = vmOptions.output;
+  const vm = new Vm({
+    ...vmOptions,
+    output: (o) => {
+      runtime?.collect(o);
+      forward?.(o);
+    },
+  });
+  runtime = new EventRuntime(vm, typeof program === 'function' ? program(vm) : program, runtimeOptions);
+  return runtime;
+}

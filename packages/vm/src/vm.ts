@@ -1,0 +1,1488 @@
+import {
+  addressToBigInt,
+  CONTEXT_REGION,
+  formatAddress,
+  MAP_HANDLE_REGION,
+  MAX_FRAMES,
+  STACK_FRAME_SIZE,
+  STACK_REGION,
+} from './address.js';
+import { type RegionKind, VmError, VmFault } from './errors.js';
+import { HelperAction, type HelperFn, standardHelpers } from './helpers.js';
+import { compileProgram } from './compile.js';
+import { formatInsn } from './insn-text.js';
+import type { BpfMap } from './maps/map.js';
+import { RingBuffer } from './maps/ring-buffer.js';
+import { InternalOp, type LoadedProgram, type LoadOptions, type MapRef } from './program.js';
+import { mul64, sdivmod64, udivmod64, wide } from './wide.js';
+
+/** r10 of frame 0: the stack grows down from the end of the stack region, one frame per call. */
+const STACK_TOP = STACK_FRAME_SIZE * MAX_FRAMES;
+
+const EMPTY = new Uint8Array(0);
+
+/** Internal status of {@link Vm.interpret}: continue in `tailTarget`. */
+const TAIL_CALL = 3;
+
+/** How a run ended. */
+export const RunStatus = { ok: 0, fault: 1, budgetExhausted: 2 } as const;
+export type RunStatus = (typeof RunStatus)[keyof typeof RunStatus];
+
+/** One output of a run: a ring-buffer or perf record, or a trace_printk line. */
+export type VmOutput =
+  | { kind: 'ringbuf'; map: string; cpu: number; timestamp: bigint; data: Uint8Array }
+  | { kind: 'perf'; map: string; cpu: number; timestamp: bigint; data: Uint8Array }
+  | { kind: 'printk'; cpu: number; timestamp: bigint; pid: number; text: string };
+
+/** What helpers ask about the node (the agent's view of tracefs). */
+export interface HelperEnvironment {
+  /** tgid of a pid, from `saved_tgids`. */
+  tgidOf?: (pid: number) => number | undefined;
+  /** comm of a pid, from `saved_cmdlines`. */
+  commOf?: (pid: number) => string | undefined;
+  /** (uid, gid) of a pid, when the agent knows it. */
+  uidGidOf?: (pid: number) => readonly [number, number] | undefined;
+}
+
+export interface VmOptions {
+  /** Maps programs may reference; a program's map "fd" is the index in this list. */
+  maps?: readonly BpfMap[];
+  /** Instructions one run may execute (default 1,000,000, the kernel verifier's limit). */
+  budget?: number;
+  /**
+   * Helpers by id. With `standardHelpers: false` only these exist; otherwise they are added to
+   * (and override) the standard set.
+   */
+  helpers?: ReadonlyMap<number, HelperFn>;
+  standardHelpers?: boolean;
+  /** Receives every output (ring buffer and perf records, printk lines). */
+  output?: (output: VmOutput) => void;
+  environment?: HelperEnvironment;
+  /** Seed of `bpf_get_prandom_u32` (xorshift). */
+  randomSeed?: number;
+  /**
+   * Execution tier: `interpreter` (the default) switches on predecoded opcodes; `compiled`
+   * translates each program once into a JavaScript function (see compile.ts) and falls back to
+   * the interpreter for programs it does not take (local calls, tail calls) or where code
+   * generation is not allowed.
+   */
+  tier?: 'interpreter' | 'compiled';
+}
+
+/**
+ * The interpreter and its memory. One `Vm` owns the registers, a stack of 8 frames, the region
+ * table (context, stack, each map's values, each ring buffer) and the helper table; programs
+ * loaded with {@link Vm.loadOptions} run on it with {@link Vm.run}. Per-event state (CPU,
+ * timestamp, pid) is set before each run.
+ */
+export class Vm {
+  /** Low and high 32-bit halves of r0..r10. */
+  readonly regLo = new Int32Array(11);
+  readonly regHi = new Int32Array(11);
+  readonly maps: readonly BpfMap[];
+  readonly budget: number;
+  readonly environment: HelperEnvironment;
+  readonly output: (output: VmOutput) => void;
+  readonly tier: 'interpreter' | 'compiled';
+  /** The program being run (for the compiled tier's fault reports). */
+  currentProgram: LoadedProgram | undefined;
+
+  // Region table: index = region id (high half of an address).
+  readonly regionBytes: Uint8Array[] = [];
+  readonly regionViews: DataView[] = [];
+  readonly regionLength: Int32Array;
+  /**
+   * First accessible byte of each region: 0, except for the stack, where it is the bottom of the
+   * current frame (a frame reaches its own 512 bytes and its callers', never a callee's).
+   */
+  readonly regionLow: Int32Array;
+  readonly regionKind: RegionKind[] = [];
+  private contextBuffer = new Uint8Array(256);
+  private readonly ringBuffers: RingBuffer[];
+  /** The stack as 8-byte words, for zeroing a frame without a native call. */
+  private readonly stackWords: Float64Array;
+
+  readonly helperTable: (HelperFn | undefined)[] = [];
+  private readonly frameReturn = new Int32Array(MAX_FRAMES);
+  private readonly frameSaved = new Int32Array(MAX_FRAMES * 9);
+
+  /** CPU of the current event (`bpf_get_smp_processor_id`). */
+  cpu = 0;
+  /** Timestamp of the current event, ns, as halves (`bpf_ktime_get_ns`). */
+  timeLo = 0;
+  timeHi = 0;
+  /** `common_pid` of the current event. */
+  pid = 0;
+  /** xorshift32 state of `bpf_get_prandom_u32`. */
+  randomState: number;
+
+  /** Instructions executed by the last run. */
+  insnCount = 0;
+  /** Program and pc where the last run stopped. */
+  lastProgram: LoadedProgram | undefined;
+  lastPc = 0;
+  /** Tail calls made by the current run. */
+  tailCalls = 0;
+  /** Set by the tail-call helper: the program to continue with. */
+  tailTarget: LoadedProgram | undefined;
+  /** Current call depth (0 = the program's main frame). */
+  frame = 0;
+  private faultValue: VmFault | undefined;
+  // where the interpreter loop left a fault: base register of a memory access, its size, a message
+  faultBase = -1;
+  faultSize = 0;
+  faultMsg = '';
+  private pendingFault: { message: string; address?: [number, number]; region?: RegionKind } | undefined;
+
+  constructor(options: VmOptions = {}) {
+    this.maps = options.maps ?? [];
+    this.ringBuffers = this.maps.filter((m): m is RingBuffer => m instanceof RingBuffer);
+    this.budget = options.budget ?? 1_000_000;
+    this.environment = options.environment ?? {};
+    this.output = options.output ?? (() => {});
+    this.tier = options.tier ?? 'interpreter';
+    this.randomState = (options.randomSeed ?? 0x2545f491) | 0 || 1;
+    if (options.standardHelpers !== false) {
+      for (const [id, fn] of standardHelpers) this.helperTable[id] = fn;
+    }
+    if (options.helpers) for (const [id, fn] of options.helpers) this.helperTable[id] = fn;
+
+    const regionCount = 3 + this.maps.length;
+    this.regionLength = new Int32Array(regionCount);
+    this.regionLow = new Int32Array(regionCount);
+    this.addRegion(0, new Uint8Array(0), 'none');
+    this.addRegion(CONTEXT_REGION, this.contextBuffer, 'context');
+    this.regionLength[CONTEXT_REGION] = 0;
+    const stack = new Uint8Array(STACK_FRAME_SIZE * MAX_FRAMES);
+    this.stackWords = new Float64Array(stack.buffer);
+    this.addRegion(STACK_REGION, stack, 'stack');
+    this.maps.forEach((map, i) => {
+      const id = 3 + i;
+      map.regionId = id;
+      this.addRegion(id, map.values, map instanceof RingBuffer ? 'ringbuf' : 'map-value');
+      if (map instanceof RingBuffer) {
+        map.emit = (rb, data) =>
+          this.output({ kind: 'ringbuf', map: rb.name, cpu: this.cpu, timestamp: this.timestamp, data });
+      }
+    });
+  }
+
+  private addRegion(id: number, bytes: Uint8Array, kind: RegionKind): void {
+    this.regionBytes[id] = bytes;
+    this.regionViews[id] = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.regionLength[id] = bytes.length;
+    this.regionKind[id] = kind;
+  }
+
+  /** The options to load a program for this VM: its helpers and its maps. */
+  loadOptions(name?: string): LoadOptions {
+    const table = this.helperTable;
+    const maps: MapRef[] = this.maps.map((m) => ({
+      valueRegion: m.regionId,
+      valueSize: m.spec.valueSize,
+      directValue: m.values.length > 0 && !(m instanceof RingBuffer),
+    }));
+    return { name, helpers: (id: number) => id >= 0 && table[id] !== undefined, maps };
+  }
+
+  /** Current event timestamp as a bigint (the output API edge). */
+  get timestamp(): bigint {
+    return addressToBigInt(this.timeLo, this.timeHi);
+  }
+
+  /** r0 after the last run, as an unsigned 64-bit bigint. */
+  get r0(): bigint {
+    return addressToBigInt(this.regLo[0] as number, this.regHi[0] as number);
+  }
+
+  /** Why the last run stopped, when it did not end with `exit`. */
+  get fault(): VmFault | undefined {
+    return this.faultValue;
+  }
+
+  /** Sets r0 from a small signed integer (helper return values, errnos). */
+  setReturn(value: number): void {
+    this.regLo[0] = value | 0;
+    this.regHi[0] = value < 0 ? -1 : Math.floor(value / 0x100000000) | 0;
+  }
+
+  setReturn64(lo: number, hi: number): void {
+    this.regLo[0] = lo | 0;
+    this.regHi[0] = hi | 0;
+  }
+
+  /**
+   * Checks that [address, address + size) lies inside one region; returns the byte offset in
+   * that region (the region id is the address's high half), or -1.
+   */
+  resolve(lo: number, hi: number, size: number): number {
+    if (hi <= 0 || hi >= this.regionLength.length) return -1;
+    const a = lo >>> 0;
+    if (size < 0 || a < (this.regionLow[hi] as number) || a + size > (this.regionLength[hi] as number)) return -1;
+    return a;
+  }
+
+  /** Kind of the region an address names ('none' when it names none). */
+  regionOf(hi: number): RegionKind {
+    if (hi === MAP_HANDLE_REGION) return 'map';
+    return this.regionKind[hi] ?? 'none';
+  }
+
+  /** Stops the run from inside a helper with a fault. */
+  helperFault(message: string, address?: [number, number]): HelperAction {
+    this.pendingFault = {
+      message,
+      address,
+      region: address ? this.regionOf(address[1]) : undefined,
+    };
+    return HelperAction.fault;
+  }
+
+  /** The map a map handle in r`reg` names, or undefined. */
+  mapArg(reg: number): BpfMap | undefined {
+    if (this.regHi[reg] !== MAP_HANDLE_REGION) return undefined;
+    return this.maps[this.regLo[reg] as number];
+  }
+
+  /** Copies `context` into the context region (the event record, read in place by the program). */
+  setContext(context: Uint8Array, byteOffset = 0, length = context.length - byteOffset): void {
+    const n = length;
+    if (n > this.contextBuffer.length) {
+      let size = this.contextBuffer.length;
+      while (size < n) size *= 2;
+      this.contextBuffer = new Uint8Array(size);
+      this.addRegion(CONTEXT_REGION, this.contextBuffer, 'context');
+    }
+    const buf = this.contextBuffer;
+    // a record is usually small: a loop beats the native call of set()
+    if (n <= 256) for (let i = 0; i < n; i++) buf[i] = context[byteOffset + i] as number;
+    else buf.set(context.subarray(byteOffset, byteOffset + n));
+    this.regionLength[CONTEXT_REGION] = n;
+  }
+
+  /**
+   * Runs `program` with r1 = the context (`context[byteOffset..+length]`, copied into the
+   * context region), r2 = its length,
+   * r10 = the top of frame 0. Returns how it ended; r0 is in {@link regLo}/{@link regHi}
+   * (or {@link r0}), the instruction count in {@link insnCount}, a fault in {@link fault}.
+   */
+  run(program: LoadedProgram, context: Uint8Array = EMPTY, byteOffset = 0, length = context.length - byteOffset): RunStatus {
+    this.setContext(context, byteOffset, length);
+    const L = this.regLo;
+    const H = this.regHi;
+    for (let i = 0; i < 11; i++) {
+      L[i] = 0;
+      H[i] = 0;
+    }
+    L[1] = 0;
+    H[1] = CONTEXT_REGION;
+    L[2] = length;
+    L[10] = STACK_TOP;
+    H[10] = STACK_REGION;
+    // a zeroed frame 0: nothing of one event is visible to the next (deeper frames are zeroed
+    // when a call enters them, and no frame reaches below its own)
+    const words = this.stackWords;
+    for (let i = (STACK_TOP - STACK_FRAME_SIZE) / 8; i < STACK_TOP / 8; i++) words[i] = 0;
+    this.regionLow[STACK_REGION] = STACK_TOP - STACK_FRAME_SIZE;
+    this.tailCalls = 0;
+    this.faultValue = undefined;
+    this.pendingFault = undefined;
+    this.currentProgram = program;
+    const compiled = this.tier === 'compiled' ? compileProgram(program, this) : undefined;
+    const status = (compiled ? compiled(this) : this.execute(program)) as RunStatus;
+    const rbs = this.ringBuffers;
+    for (let i = 0; i < rbs.length; i++) (rbs[i] as RingBuffer).abandonOutstanding();
+    return status;
+  }
+
+  /** Runs a program, and the programs it tail-calls. */
+  private execute(program: LoadedProgram): RunStatus {
+    let prog = program;
+    let n = 0;
+    for (;;) {
+      const status = this.interpret(prog, n);
+      if (status !== TAIL_CALL) return status as RunStatus;
+      n = this.insnCount;
+      prog = this.tailTarget as LoadedProgram;
+      this.tailTarget = undefined;
+    }
+  }
+
+  /**
+   * The interpreter loop over one program, starting at pc 0 with `n` instructions already
+   * executed. Returns a {@link RunStatus}, or TAIL_CALL with the target in `tailTarget`.
+   */
+  private interpret(prog: LoadedProgram, startCount: number): number {
+    const OP = prog.op;
+    const DST = prog.dst;
+    const SRC = prog.src;
+    const OFF = prog.off;
+    const IMM = prog.imm;
+    const IMMHI = prog.immHi;
+    const TGT = prog.target;
+    const L = this.regLo;
+    const H = this.regHi;
+    const LEN = this.regionLength;
+    const LOW = this.regionLow;
+    const VIEWS = this.regionViews;
+    const BYTES = this.regionBytes;
+    const NR = LEN.length;
+    const HELPERS = this.helperTable;
+    const budget = this.budget;
+    let pc = 0;
+    let n = startCount;
+    let frame = 0;
+    let status: number = RunStatus.ok;
+    this.faultBase = -1;
+    this.faultSize = 0;
+    this.faultMsg = '';
+
+    exec: for (;;) {
+      n++;
+      switch (OP[pc]) {
+        // ---------------------------------------------------------------- ALU (32-bit)
+        case 0x04: {
+          const d = DST[pc] as number;
+          L[d] = ((L[d] as number) + (IMM[pc] as number)) | 0;
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0x0c: {
+          const d = DST[pc] as number;
+          L[d] = ((L[d] as number) + (L[SRC[pc] as number] as number)) | 0;
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0x14: {
+          const d = DST[pc] as number;
+          L[d] = ((L[d] as number) - (IMM[pc] as number)) | 0;
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0x1c: {
+          const d = DST[pc] as number;
+          L[d] = ((L[d] as number) - (L[SRC[pc] as number] as number)) | 0;
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0x24: {
+          const d = DST[pc] as number;
+          L[d] = Math.imul(L[d] as number, IMM[pc] as number);
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0x2c: {
+          const d = DST[pc] as number;
+          L[d] = Math.imul(L[d] as number, L[SRC[pc] as number] as number);
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0x34:
+        case 0x3c: {
+          const d = DST[pc] as number;
+          const v = ((OP[pc] as number) === 0x34 ? IMM[pc] : L[SRC[pc] as number]) as number;
+          L[d] = v === 0 ? 0 : Math.floor(((L[d] as number) >>> 0) / (v >>> 0)) | 0;
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0x44: {
+          const d = DST[pc] as number;
+          L[d] = (L[d] as number) | (IMM[pc] as number);
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0x4c: {
+          const d = DST[pc] as number;
+          L[d] = (L[d] as number) | (L[SRC[pc] as number] as number);
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0x54: {
+          const d = DST[pc] as number;
+          L[d] = (L[d] as number) & (IMM[pc] as number);
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0x5c: {
+          const d = DST[pc] as number;
+          L[d] = (L[d] as number) & (L[SRC[pc] as number] as number);
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0x64: {
+          const d = DST[pc] as number;
+          L[d] = (L[d] as number) << ((IMM[pc] as number) & 31);
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0x6c: {
+          const d = DST[pc] as number;
+          L[d] = (L[d] as number) << ((L[SRC[pc] as number] as number) & 31);
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0x74: {
+          const d = DST[pc] as number;
+          L[d] = (L[d] as number) >>> ((IMM[pc] as number) & 31);
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0x7c: {
+          const d = DST[pc] as number;
+          L[d] = (L[d] as number) >>> ((L[SRC[pc] as number] as number) & 31);
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0x84: {
+          const d = DST[pc] as number;
+          L[d] = -(L[d] as number) | 0;
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0x94:
+        case 0x9c: {
+          const d = DST[pc] as number;
+          const v = ((OP[pc] as number) === 0x94 ? IMM[pc] : L[SRC[pc] as number]) as number;
+          if (v !== 0) L[d] = ((L[d] as number) >>> 0) % (v >>> 0) | 0;
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0xa4: {
+          const d = DST[pc] as number;
+          L[d] = (L[d] as number) ^ (IMM[pc] as number);
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0xac: {
+          const d = DST[pc] as number;
+          L[d] = (L[d] as number) ^ (L[SRC[pc] as number] as number);
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0xb4: {
+          const d = DST[pc] as number;
+          L[d] = IMM[pc] as number;
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0xbc: {
+          const d = DST[pc] as number;
+          L[d] = L[SRC[pc] as number] as number;
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0xc4: {
+          const d = DST[pc] as number;
+          L[d] = (L[d] as number) >> ((IMM[pc] as number) & 31);
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0xcc: {
+          const d = DST[pc] as number;
+          L[d] = (L[d] as number) >> ((L[SRC[pc] as number] as number) & 31);
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case InternalOp.sdiv32Imm:
+        case InternalOp.sdiv32Reg: {
+          const d = DST[pc] as number;
+          const v = ((OP[pc] as number) === InternalOp.sdiv32Imm ? IMM[pc] : L[SRC[pc] as number]) as number;
+          L[d] = v === 0 ? 0 : ((L[d] as number) / v) | 0;
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case InternalOp.smod32Imm:
+        case InternalOp.smod32Reg: {
+          const d = DST[pc] as number;
+          const v = ((OP[pc] as number) === InternalOp.smod32Imm ? IMM[pc] : L[SRC[pc] as number]) as number;
+          if (v !== 0) L[d] = (L[d] as number) % v | 0;
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case InternalOp.movsx8To32: {
+          const d = DST[pc] as number;
+          L[d] = ((L[SRC[pc] as number] as number) << 24) >> 24;
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case InternalOp.movsx16To32: {
+          const d = DST[pc] as number;
+          L[d] = ((L[SRC[pc] as number] as number) << 16) >> 16;
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case InternalOp.le16: {
+          const d = DST[pc] as number;
+          L[d] = (L[d] as number) & 0xffff;
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case InternalOp.le32: {
+          H[DST[pc] as number] = 0;
+          pc++;
+          continue;
+        }
+        case InternalOp.le64:
+          pc++;
+          continue;
+        case InternalOp.be16:
+        case InternalOp.bswap16: {
+          const d = DST[pc] as number;
+          const x = L[d] as number;
+          L[d] = ((x & 0xff) << 8) | ((x >>> 8) & 0xff);
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case InternalOp.be32:
+        case InternalOp.bswap32: {
+          const d = DST[pc] as number;
+          L[d] = bswap32(L[d] as number);
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case InternalOp.be64:
+        case InternalOp.bswap64: {
+          const d = DST[pc] as number;
+          const lo = L[d] as number;
+          L[d] = bswap32(H[d] as number);
+          H[d] = bswap32(lo);
+          pc++;
+          continue;
+        }
+
+        // ---------------------------------------------------------------- ALU64
+        case 0x07: {
+          const d = DST[pc] as number;
+          const k = IMM[pc] as number;
+          const x = ((L[d] as number) + k) | 0;
+          H[d] = ((H[d] as number) + (IMMHI[pc] as number) + (x >>> 0 < k >>> 0 ? 1 : 0)) | 0;
+          L[d] = x;
+          pc++;
+          continue;
+        }
+        case 0x0f: {
+          const d = DST[pc] as number;
+          const sr = SRC[pc] as number;
+          const b = L[sr] as number;
+          const x = ((L[d] as number) + b) | 0;
+          H[d] = ((H[d] as number) + (H[sr] as number) + (x >>> 0 < b >>> 0 ? 1 : 0)) | 0;
+          L[d] = x;
+          pc++;
+          continue;
+        }
+        case 0x17: {
+          const d = DST[pc] as number;
+          const a = L[d] as number;
+          const k = IMM[pc] as number;
+          L[d] = (a - k) | 0;
+          H[d] = ((H[d] as number) - (IMMHI[pc] as number) - (a >>> 0 < k >>> 0 ? 1 : 0)) | 0;
+          pc++;
+          continue;
+        }
+        case 0x1f: {
+          const d = DST[pc] as number;
+          const sr = SRC[pc] as number;
+          const a = L[d] as number;
+          const b = L[sr] as number;
+          L[d] = (a - b) | 0;
+          H[d] = ((H[d] as number) - (H[sr] as number) - (a >>> 0 < b >>> 0 ? 1 : 0)) | 0;
+          pc++;
+          continue;
+        }
+        case 0x27: {
+          const d = DST[pc] as number;
+          L[d] = mul64(L[d] as number, H[d] as number, IMM[pc] as number, IMMHI[pc] as number);
+          H[d] = wide[0] as number;
+          pc++;
+          continue;
+        }
+        case 0x2f: {
+          const d = DST[pc] as number;
+          const sr = SRC[pc] as number;
+          L[d] = mul64(L[d] as number, H[d] as number, L[sr] as number, H[sr] as number);
+          H[d] = wide[0] as number;
+          pc++;
+          continue;
+        }
+        case 0x37:
+        case 0x3f:
+        case 0x97:
+        case 0x9f: {
+          const d = DST[pc] as number;
+          const o = OP[pc] as number;
+          const isImm = (o & 0x08) === 0;
+          const vl = (isImm ? IMM[pc] : L[SRC[pc] as number]) as number;
+          const vh = (isImm ? IMMHI[pc] : H[SRC[pc] as number]) as number;
+          const isMod = (o & 0xf0) === 0x90;
+          if (vl === 0 && vh === 0) {
+            if (!isMod) {
+              L[d] = 0;
+              H[d] = 0;
+            }
+          } else {
+            const q = udivmod64(L[d] as number, H[d] as number, vl, vh);
+            if (isMod) {
+              L[d] = wide[1] as number;
+              H[d] = wide[2] as number;
+            } else {
+              L[d] = q;
+              H[d] = wide[0] as number;
+            }
+          }
+          pc++;
+          continue;
+        }
+        case InternalOp.sdiv64Imm:
+        case InternalOp.sdiv64Reg:
+        case InternalOp.smod64Imm:
+        case InternalOp.smod64Reg: {
+          const d = DST[pc] as number;
+          const o = OP[pc] as number;
+          const isImm = o === InternalOp.sdiv64Imm || o === InternalOp.smod64Imm;
+          const isMod = o === InternalOp.smod64Imm || o === InternalOp.smod64Reg;
+          const vl = (isImm ? IMM[pc] : L[SRC[pc] as number]) as number;
+          const vh = (isImm ? IMMHI[pc] : H[SRC[pc] as number]) as number;
+          if (vl === 0 && vh === 0) {
+            if (!isMod) {
+              L[d] = 0;
+              H[d] = 0;
+            }
+          } else {
+            const q = sdivmod64(L[d] as number, H[d] as number, vl, vh);
+            if (isMod) {
+              L[d] = wide[1] as number;
+              H[d] = wide[2] as number;
+            } else {
+              L[d] = q;
+              H[d] = wide[0] as number;
+            }
+          }
+          pc++;
+          continue;
+        }
+        case 0x47: {
+          const d = DST[pc] as number;
+          L[d] = (L[d] as number) | (IMM[pc] as number);
+          H[d] = (H[d] as number) | (IMMHI[pc] as number);
+          pc++;
+          continue;
+        }
+        case 0x4f: {
+          const d = DST[pc] as number;
+          const sr = SRC[pc] as number;
+          L[d] = (L[d] as number) | (L[sr] as number);
+          H[d] = (H[d] as number) | (H[sr] as number);
+          pc++;
+          continue;
+        }
+        case 0x57: {
+          const d = DST[pc] as number;
+          L[d] = (L[d] as number) & (IMM[pc] as number);
+          H[d] = (H[d] as number) & (IMMHI[pc] as number);
+          pc++;
+          continue;
+        }
+        case 0x5f: {
+          const d = DST[pc] as number;
+          const sr = SRC[pc] as number;
+          L[d] = (L[d] as number) & (L[sr] as number);
+          H[d] = (H[d] as number) & (H[sr] as number);
+          pc++;
+          continue;
+        }
+        case 0xa7: {
+          const d = DST[pc] as number;
+          L[d] = (L[d] as number) ^ (IMM[pc] as number);
+          H[d] = (H[d] as number) ^ (IMMHI[pc] as number);
+          pc++;
+          continue;
+        }
+        case 0xaf: {
+          const d = DST[pc] as number;
+          const sr = SRC[pc] as number;
+          L[d] = (L[d] as number) ^ (L[sr] as number);
+          H[d] = (H[d] as number) ^ (H[sr] as number);
+          pc++;
+          continue;
+        }
+        case 0xb7: {
+          const d = DST[pc] as number;
+          L[d] = IMM[pc] as number;
+          H[d] = IMMHI[pc] as number;
+          pc++;
+          continue;
+        }
+        case 0xbf: {
+          const d = DST[pc] as number;
+          const sr = SRC[pc] as number;
+          L[d] = L[sr] as number;
+          H[d] = H[sr] as number;
+          pc++;
+          continue;
+        }
+        case 0x87: {
+          const d = DST[pc] as number;
+          const lo = L[d] as number;
+          L[d] = -lo | 0;
+          H[d] = (~(H[d] as number) + (lo === 0 ? 1 : 0)) | 0;
+          pc++;
+          continue;
+        }
+        case 0x67:
+        case 0x6f: {
+          const d = DST[pc] as number;
+          const c = (((OP[pc] as number) === 0x67 ? IMM[pc] : L[SRC[pc] as number]) as number) & 63;
+          if (c !== 0) {
+            const lo = L[d] as number;
+            if (c < 32) {
+              H[d] = ((H[d] as number) << c) | (lo >>> (32 - c));
+              L[d] = lo << c;
+            } else {
+              H[d] = lo << (c - 32);
+              L[d] = 0;
+            }
+          }
+          pc++;
+          continue;
+        }
+        case 0x77:
+        case 0x7f: {
+          const d = DST[pc] as number;
+          const c = (((OP[pc] as number) === 0x77 ? IMM[pc] : L[SRC[pc] as number]) as number) & 63;
+          if (c !== 0) {
+            const hi = H[d] as number;
+            if (c < 32) {
+              L[d] = ((L[d] as number) >>> c) | (hi << (32 - c));
+              H[d] = hi >>> c;
+            } else {
+              L[d] = hi >>> (c - 32);
+              H[d] = 0;
+            }
+          }
+          pc++;
+          continue;
+        }
+        case 0xc7:
+        case 0xcf: {
+          const d = DST[pc] as number;
+          const c = (((OP[pc] as number) === 0xc7 ? IMM[pc] : L[SRC[pc] as number]) as number) & 63;
+          if (c !== 0) {
+            const hi = H[d] as number;
+            if (c < 32) {
+              L[d] = ((L[d] as number) >>> c) | (hi << (32 - c));
+              H[d] = hi >> c;
+            } else {
+              L[d] = hi >> (c - 32);
+              H[d] = hi >> 31;
+            }
+          }
+          pc++;
+          continue;
+        }
+        case InternalOp.movsx8To64: {
+          const d = DST[pc] as number;
+          const v = ((L[SRC[pc] as number] as number) << 24) >> 24;
+          L[d] = v;
+          H[d] = v >> 31;
+          pc++;
+          continue;
+        }
+        case InternalOp.movsx16To64: {
+          const d = DST[pc] as number;
+          const v = ((L[SRC[pc] as number] as number) << 16) >> 16;
+          L[d] = v;
+          H[d] = v >> 31;
+          pc++;
+          continue;
+        }
+        case InternalOp.movsx32To64: {
+          const d = DST[pc] as number;
+          const v = L[SRC[pc] as number] as number;
+          L[d] = v;
+          H[d] = v >> 31;
+          pc++;
+          continue;
+        }
+        case InternalOp.loadImm64: {
+          const d = DST[pc] as number;
+          L[d] = IMM[pc] as number;
+          H[d] = IMMHI[pc] as number;
+          pc += 2;
+          continue;
+        }
+
+        // ---------------------------------------------------------------- loads
+        case 0x61: {
+          const s = SRC[pc] as number;
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + (OFF[pc] as number);
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 4 > (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 4;
+            break exec;
+          }
+          const d = DST[pc] as number;
+          L[d] = (VIEWS[id] as DataView).getInt32(a, true);
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0x69:
+        case 0x89: {
+          const s = SRC[pc] as number;
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + (OFF[pc] as number);
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 2 > (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 2;
+            break exec;
+          }
+          const d = DST[pc] as number;
+          if ((OP[pc] as number) === 0x69) {
+            L[d] = (VIEWS[id] as DataView).getUint16(a, true);
+            H[d] = 0;
+          } else {
+            const v = (VIEWS[id] as DataView).getInt16(a, true);
+            L[d] = v;
+            H[d] = v >> 31;
+          }
+          pc++;
+          continue;
+        }
+        case 0x71: {
+          const s = SRC[pc] as number;
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + (OFF[pc] as number);
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a >= (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 1;
+            break exec;
+          }
+          const d = DST[pc] as number;
+          L[d] = (BYTES[id] as Uint8Array)[a] as number;
+          H[d] = 0;
+          pc++;
+          continue;
+        }
+        case 0x91: {
+          const s = SRC[pc] as number;
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + (OFF[pc] as number);
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a >= (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 1;
+            break exec;
+          }
+          const d = DST[pc] as number;
+          const v = (((BYTES[id] as Uint8Array)[a] as number) << 24) >> 24;
+          L[d] = v;
+          H[d] = v >> 31;
+          pc++;
+          continue;
+        }
+        case 0x81: {
+          const s = SRC[pc] as number;
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + (OFF[pc] as number);
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 4 > (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 4;
+            break exec;
+          }
+          const d = DST[pc] as number;
+          const v = (VIEWS[id] as DataView).getInt32(a, true);
+          L[d] = v;
+          H[d] = v >> 31;
+          pc++;
+          continue;
+        }
+        case 0x79: {
+          const s = SRC[pc] as number;
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + (OFF[pc] as number);
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 8 > (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 8;
+            break exec;
+          }
+          const d = DST[pc] as number;
+          const view = VIEWS[id] as DataView;
+          L[d] = view.getInt32(a, true);
+          H[d] = view.getInt32(a + 4, true);
+          pc++;
+          continue;
+        }
+
+        // ---------------------------------------------------------------- stores
+        case 0x62:
+        case 0x63: {
+          const b = DST[pc] as number;
+          const id = H[b] as number;
+          const a = ((L[b] as number) >>> 0) + (OFF[pc] as number);
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 4 > (LEN[id] as number)) {
+            this.faultBase = b;
+            this.faultSize = 4;
+            break exec;
+          }
+          (VIEWS[id] as DataView).setInt32(
+            a,
+            ((OP[pc] as number) === 0x62 ? IMM[pc] : L[SRC[pc] as number]) as number,
+            true,
+          );
+          pc++;
+          continue;
+        }
+        case 0x6a:
+        case 0x6b: {
+          const b = DST[pc] as number;
+          const id = H[b] as number;
+          const a = ((L[b] as number) >>> 0) + (OFF[pc] as number);
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 2 > (LEN[id] as number)) {
+            this.faultBase = b;
+            this.faultSize = 2;
+            break exec;
+          }
+          (VIEWS[id] as DataView).setInt16(
+            a,
+            ((OP[pc] as number) === 0x6a ? IMM[pc] : L[SRC[pc] as number]) as number,
+            true,
+          );
+          pc++;
+          continue;
+        }
+        case 0x72:
+        case 0x73: {
+          const b = DST[pc] as number;
+          const id = H[b] as number;
+          const a = ((L[b] as number) >>> 0) + (OFF[pc] as number);
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a >= (LEN[id] as number)) {
+            this.faultBase = b;
+            this.faultSize = 1;
+            break exec;
+          }
+          (BYTES[id] as Uint8Array)[a] = ((OP[pc] as number) === 0x72 ? IMM[pc] : L[SRC[pc] as number]) as number;
+          pc++;
+          continue;
+        }
+        case 0x7a:
+        case 0x7b: {
+          const b = DST[pc] as number;
+          const id = H[b] as number;
+          const a = ((L[b] as number) >>> 0) + (OFF[pc] as number);
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 8 > (LEN[id] as number)) {
+            this.faultBase = b;
+            this.faultSize = 8;
+            break exec;
+          }
+          const view = VIEWS[id] as DataView;
+          if ((OP[pc] as number) === 0x7a) {
+            view.setInt32(a, IMM[pc] as number, true);
+            view.setInt32(a + 4, IMMHI[pc] as number, true);
+          } else {
+            const sr = SRC[pc] as number;
+            view.setInt32(a, L[sr] as number, true);
+            view.setInt32(a + 4, H[sr] as number, true);
+          }
+          pc++;
+          continue;
+        }
+        case 0xc3: {
+          const b = DST[pc] as number;
+          const id = H[b] as number;
+          const a = ((L[b] as number) >>> 0) + (OFF[pc] as number);
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 4 > (LEN[id] as number)) {
+            this.faultBase = b;
+            this.faultSize = 4;
+            break exec;
+          }
+          const view = VIEWS[id] as DataView;
+          const sr = SRC[pc] as number;
+          const k = IMM[pc] as number;
+          const old = view.getInt32(a, true);
+          const v = L[sr] as number;
+          switch (k & 0xf0) {
+            case 0x00:
+              view.setInt32(a, (old + v) | 0, true);
+              break;
+            case 0x40:
+              view.setInt32(a, old | v, true);
+              break;
+            case 0x50:
+              view.setInt32(a, old & v, true);
+              break;
+            case 0xa0:
+              view.setInt32(a, old ^ v, true);
+              break;
+            case 0xe0:
+              view.setInt32(a, v, true);
+              break;
+            default: // 0xf0 cmpxchg: compare with w0, r0 = old
+              if (old === L[0]) view.setInt32(a, v, true);
+              L[0] = old;
+              H[0] = 0;
+              pc++;
+              continue;
+          }
+          if ((k & 1) !== 0) {
+            L[sr] = old;
+            H[sr] = 0;
+          }
+          pc++;
+          continue;
+        }
+        case 0xdb: {
+          const b = DST[pc] as number;
+          const id = H[b] as number;
+          const a = ((L[b] as number) >>> 0) + (OFF[pc] as number);
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 8 > (LEN[id] as number)) {
+            this.faultBase = b;
+            this.faultSize = 8;
+            break exec;
+          }
+          const view = VIEWS[id] as DataView;
+          const sr = SRC[pc] as number;
+          const k = IMM[pc] as number;
+          const oldLo = view.getInt32(a, true);
+          const oldHi = view.getInt32(a + 4, true);
+          const vl = L[sr] as number;
+          const vh = H[sr] as number;
+          let nl = vl;
+          let nh = vh;
+          switch (k & 0xf0) {
+            case 0x00: {
+              const s = (oldLo >>> 0) + (vl >>> 0);
+              nl = s | 0;
+              nh = (oldHi + vh + (s > 0xffffffff ? 1 : 0)) | 0;
+              break;
+            }
+            case 0x40:
+              nl = oldLo | vl;
+              nh = oldHi | vh;
+              break;
+            case 0x50:
+              nl = oldLo & vl;
+              nh = oldHi & vh;
+              break;
+            case 0xa0:
+              nl = oldLo ^ vl;
+              nh = oldHi ^ vh;
+              break;
+            case 0xe0:
+              break;
+            default: // cmpxchg
+              if (oldLo === L[0] && oldHi === H[0]) {
+                view.setInt32(a, vl, true);
+                view.setInt32(a + 4, vh, true);
+              }
+              L[0] = oldLo;
+              H[0] = oldHi;
+              pc++;
+              continue;
+          }
+          view.setInt32(a, nl, true);
+          view.setInt32(a + 4, nh, true);
+          if ((k & 1) !== 0) {
+            L[sr] = oldLo;
+            H[sr] = oldHi;
+          }
+          pc++;
+          continue;
+        }
+
+        // ---------------------------------------------------------------- jumps
+        case 0x05:
+        case 0x06:
+          pc = TGT[pc] as number;
+          if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+          continue;
+        case 0x15:
+        case 0x1d: {
+          const d = DST[pc] as number;
+          const isImm = (OP[pc] as number) === 0x15;
+          const bl = (isImm ? IMM[pc] : L[SRC[pc] as number]) as number;
+          const bh = (isImm ? IMMHI[pc] : H[SRC[pc] as number]) as number;
+          if (L[d] === bl && H[d] === bh) {
+            pc = TGT[pc] as number;
+            if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+          } else pc++;
+          continue;
+        }
+        case 0x55: {
+          const d = DST[pc] as number;
+          if (L[d] !== IMM[pc] || H[d] !== IMMHI[pc]) {
+            pc = TGT[pc] as number;
+            if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+          } else pc++;
+          continue;
+        }
+        case 0x5d: {
+          const d = DST[pc] as number;
+          const s = SRC[pc] as number;
+          if (L[d] !== L[s] || H[d] !== H[s]) {
+            pc = TGT[pc] as number;
+            if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+          } else pc++;
+          continue;
+        }
+        case 0x25:
+        case 0x2d:
+        case 0x35:
+        case 0x3d:
+        case 0xa5:
+        case 0xad:
+        case 0xb5:
+        case 0xbd: {
+          const o = OP[pc] as number;
+          const d = DST[pc] as number;
+          const isImm = (o & 0x08) === 0;
+          const bl = ((isImm ? IMM[pc] : L[SRC[pc] as number]) as number) >>> 0;
+          const bh = ((isImm ? IMMHI[pc] : H[SRC[pc] as number]) as number) >>> 0;
+          const ah = (H[d] as number) >>> 0;
+          const al = (L[d] as number) >>> 0;
+          // compare (ah:al) with (bh:bl), unsigned
+          const cmp = ah !== bh ? (ah > bh ? 1 : -1) : al !== bl ? (al > bl ? 1 : -1) : 0;
+          const op = o & 0xf0;
+          const taken = op === 0x20 ? cmp > 0 : op === 0x30 ? cmp >= 0 : op === 0xa0 ? cmp < 0 : cmp <= 0;
+          if (taken) {
+            pc = TGT[pc] as number;
+            if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+          } else pc++;
+          continue;
+        }
+        case 0x65:
+        case 0x6d:
+        case 0x75:
+        case 0x7d:
+        case 0xc5:
+        case 0xcd:
+        case 0xd5:
+        case 0xdd: {
+          const o = OP[pc] as number;
+          const d = DST[pc] as number;
+          const isImm = (o & 0x08) === 0;
+          const bl = ((isImm ? IMM[pc] : L[SRC[pc] as number]) as number) >>> 0;
+          const bh = (isImm ? IMMHI[pc] : H[SRC[pc] as number]) as number;
+          const ah = H[d] as number;
+          const al = (L[d] as number) >>> 0;
+          const cmp = ah !== bh ? (ah > bh ? 1 : -1) : al !== bl ? (al > bl ? 1 : -1) : 0;
+          const op = o & 0xf0;
+          const taken = op === 0x60 ? cmp > 0 : op === 0x70 ? cmp >= 0 : op === 0xc0 ? cmp < 0 : cmp <= 0;
+          if (taken) {
+            pc = TGT[pc] as number;
+            if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+          } else pc++;
+          continue;
+        }
+        case 0x45:
+        case 0x4d: {
+          const d = DST[pc] as number;
+          const isImm = (OP[pc] as number) === 0x45;
+          const bl = (isImm ? IMM[pc] : L[SRC[pc] as number]) as number;
+          const bh = (isImm ? IMMHI[pc] : H[SRC[pc] as number]) as number;
+          if (((L[d] as number) & bl) !== 0 || ((H[d] as number) & bh) !== 0) {
+            pc = TGT[pc] as number;
+            if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+          } else pc++;
+          continue;
+        }
+        // JMP32: compare the low halves only
+        case 0x16:
+        case 0x1e:
+        case 0x26:
+        case 0x2e:
+        case 0x36:
+        case 0x3e:
+        case 0x46:
+        case 0x4e:
+        case 0x56:
+        case 0x5e:
+        case 0x66:
+        case 0x6e:
+        case 0x76:
+        case 0x7e:
+        case 0xa6:
+        case 0xae:
+        case 0xb6:
+        case 0xbe:
+        case 0xc6:
+        case 0xce:
+        case 0xd6:
+        case 0xde: {
+          const o = OP[pc] as number;
+          const a = L[DST[pc] as number] as number;
+          const b = ((o & 0x08) === 0 ? IMM[pc] : L[SRC[pc] as number]) as number;
+          let taken: boolean;
+          switch (o & 0xf0) {
+            case 0x10:
+              taken = a === b;
+              break;
+            case 0x20:
+              taken = a >>> 0 > b >>> 0;
+              break;
+            case 0x30:
+              taken = a >>> 0 >= b >>> 0;
+              break;
+            case 0x40:
+              taken = (a & b) !== 0;
+              break;
+            case 0x50:
+              taken = a !== b;
+              break;
+            case 0x60:
+              taken = a > b;
+              break;
+            case 0x70:
+              taken = a >= b;
+              break;
+            case 0xa0:
+              taken = a >>> 0 < b >>> 0;
+              break;
+            case 0xb0:
+              taken = a >>> 0 <= b >>> 0;
+              break;
+            case 0xc0:
+              taken = a < b;
+              break;
+            default:
+              taken = a <= b;
+              break;
+          }
+          if (taken) {
+            pc = TGT[pc] as number;
+            if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+          } else pc++;
+          continue;
+        }
+
+        // ---------------------------------------------------------------- calls
+        case 0x85:
+        case InternalOp.callReg: {
+          const id = ((OP[pc] as number) === 0x85 ? IMM[pc] : L[SRC[pc] as number]) as number;
+          const fn = id >= 0 ? HELPERS[id] : undefined;
+          if (fn === undefined) {
+            this.faultMsg = `call to unknown helper ${id}`;
+            break exec;
+          }
+          this.lastPc = pc;
+          this.lastProgram = prog;
+          this.frame = frame;
+          const action = fn(this);
+          if (action !== HelperAction.next) {
+            if (action === HelperAction.exit) break exec;
+            if (action === HelperAction.fault) {
+              this.faultMsg = 'helper';
+              break exec;
+            }
+            // tail call: continue in the target program (frame 0, r1 = ctx, same stack)
+            if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            status = TAIL_CALL;
+            break exec;
+          }
+          pc++;
+          if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+          continue;
+        }
+        case InternalOp.callLocal: {
+          if (frame + 1 >= MAX_FRAMES) {
+            this.faultMsg = `call stack deeper than ${MAX_FRAMES} frames`;
+            break exec;
+          }
+          const saved = this.frameSaved;
+          const base = frame * 9;
+          saved[base] = L[6] as number;
+          saved[base + 1] = H[6] as number;
+          saved[base + 2] = L[7] as number;
+          saved[base + 3] = H[7] as number;
+          saved[base + 4] = L[8] as number;
+          saved[base + 5] = H[8] as number;
+          saved[base + 6] = L[9] as number;
+          saved[base + 7] = H[9] as number;
+          saved[base + 8] = L[10] as number;
+          this.frameReturn[frame] = pc + 1;
+          frame++;
+          const top = STACK_TOP - frame * STACK_FRAME_SIZE;
+          (BYTES[STACK_REGION] as Uint8Array).fill(0, top - STACK_FRAME_SIZE, top);
+          LOW[STACK_REGION] = top - STACK_FRAME_SIZE;
+          L[10] = top;
+          H[10] = STACK_REGION;
+          pc = TGT[pc] as number;
+          if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+          continue;
+        }
+        case 0x95: {
+          if (frame === 0) break exec;
+          frame--;
+          const saved = this.frameSaved;
+          const base = frame * 9;
+          L[6] = saved[base] as number;
+          H[6] = saved[base + 1] as number;
+          L[7] = saved[base + 2] as number;
+          H[7] = saved[base + 3] as number;
+          L[8] = saved[base + 4] as number;
+          H[8] = saved[base + 5] as number;
+          L[9] = saved[base + 6] as number;
+          H[9] = saved[base + 7] as number;
+          L[10] = saved[base + 8] as number;
+          H[10] = STACK_REGION;
+          LOW[STACK_REGION] = (L[10] as number) - STACK_FRAME_SIZE;
+          pc = this.frameReturn[frame] as number;
+          continue;
+        }
+        default:
+          this.faultMsg = `invalid opcode 0x${(OP[pc] as number).toString(16)}`;
+          break exec;
+      }
+    }
+
+    return this.conclude(prog, pc, n, frame, status);
+  }
+
+
+  /**
+   * Records where a run stopped and turns a fault left by the loop (`faultBase`/`faultSize` for
+   * memory, `faultMsg` otherwise) into a {@link VmFault}. Shared by the interpreter and the
+   * compiled tier.
+   */
+  conclude(prog: LoadedProgram, pc: number, n: number, frame: number, status: number): number {
+    const L = this.regLo;
+    const H = this.regHi;
+    const LEN = this.regionLength;
+    const NR = LEN.length;
+    const OFF = prog.off;
+    const budget = this.budget;
+    this.insnCount = n;
+    if (status === TAIL_CALL) return status;
+    this.lastPc = pc;
+    this.lastProgram = prog;
+    this.frame = frame;
+    const faultBase = this.faultBase;
+    const faultSize = this.faultSize;
+    const faultMsg = this.faultMsg;
+    if (faultBase >= 0) {
+      // memory fault: compute the address reg + off as 64 bits
+      const lo = L[faultBase] as number;
+      const hi = H[faultBase] as number;
+      const s = (lo >>> 0) + (OFF[pc] as number);
+      const aLo = s | 0;
+      const aHi = (hi + (s > 0xffffffff ? 1 : s < 0 ? -1 : 0)) | 0;
+      const region = this.regionOf(hi);
+      const regionLen = hi > 0 && hi < NR ? (LEN[hi] as number) : 0;
+      const where =
+        region === 'none'
+          ? 'no region'
+          : region === 'map'
+            ? 'a map handle (not memory)'
+            : (this.regionLow[hi] as number) > 0
+              ? `region ${region} bytes [${this.regionLow[hi]}, ${regionLen}) (the current frame and its callers)`
+              : `region ${region} of ${regionLen} bytes`;
+      this.faultValue = new VmFault(
+        `memory fault: ${faultSize}-byte access at ${formatAddress(aLo, aHi)} outside ${where} at pc ${pc} (${formatInsn(prog.bytes, pc)})`,
+        pc,
+        formatInsn(prog.bytes, pc),
+        addressToBigInt(aLo, aHi),
+        region,
+      );
+      status = RunStatus.fault;
+    } else if (faultMsg !== '') {
+      if (faultMsg === 'helper') {
+        const f = this.pendingFault;
+        this.pendingFault = undefined;
+        const addr = f?.address;
+        this.faultValue = new VmFault(
+          `helper fault: ${f?.message ?? 'unknown'} at pc ${pc} (${formatInsn(prog.bytes, pc)})`,
+          pc,
+          formatInsn(prog.bytes, pc),
+          addr ? addressToBigInt(addr[0], addr[1]) : undefined,
+          f?.region,
+        );
+      } else {
+        this.faultValue = new VmFault(`${faultMsg} at pc ${pc} (${formatInsn(prog.bytes, pc)})`, pc, formatInsn(prog.bytes, pc));
+      }
+      status = RunStatus.fault;
+    } else if (status === RunStatus.budgetExhausted) {
+      this.faultValue = new VmFault(
+        `instruction budget of ${budget} exhausted at pc ${pc} (${formatInsn(prog.bytes, pc)})`,
+        pc,
+        formatInsn(prog.bytes, pc),
+        undefined,
+        undefined,
+        'budget-exhausted',
+      );
+    }
+    return status;
+  }
+
+  /** Runs and returns r0, throwing the fault (a {@link VmFault}) when the run does not exit. */
+  runOrThrow(program: LoadedProgram, context?: Uint8Array): bigint {
+    const status = this.run(program, context);
+    if (status !== RunStatus.ok) throw this.faultValue ?? new VmError('fault', 'run failed');
+    return this.r0;
+  }
+}
+
+function bswap32(x: number): number {
+  return ((x & 0xff) << 24) | ((x & 0xff00) << 8) | ((x >>> 8) & 0xff00) | ((x >>> 24) & 0xff);
+}

@@ -1,0 +1,183 @@
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createMap, Errno, loadProgramOrThrow, MapType, RunStatus, STACK_REGION, Vm } from '../src/index.js';
+import { KernelProgType, KernelRunner } from '../src/node/index.js';
+import { randomProgram } from './random-program.js';
+
+// The kernel as the reference: the same random programs through BPF_PROG_TEST_RUN (as XDP), and
+// the same map operation sequences through bpf(). Needs root and the bpf() syscall.
+const opened = KernelRunner.open();
+const kernel = opened instanceof KernelRunner ? opened : undefined;
+if (!kernel) console.log(`kernel differential tests: skipped: ${(opened as { unavailable: string }).unavailable}`);
+afterAll(() => kernel?.close());
+
+const RESULT_BYTES = 80 + 512;
+
+/** The program inside a wrapper: zero the stack, run, then copy r0-r9 and the stack into map 0. */
+function wrapForKernel(program: Uint8Array): Uint8Array {
+  const out: number[] = [];
+  const insn = (op: number, dst: number, src: number, off: number, imm: number) => {
+    const b = new Uint8Array(8);
+    const v = new DataView(b.buffer);
+    b[0] = op;
+    b[1] = (src << 4) | dst;
+    v.setInt16(2, off, true);
+    v.setInt32(4, imm, true);
+    out.push(...b);
+  };
+  for (let k = 1; k <= 64; k++) insn(0x7a, 10, 0, -8 * k, 0); // *(u64 *)(r10 - 8k) = 0
+  out.push(...program.subarray(0, program.length - 8)); // without its exit
+  insn(0x7b, 10, 9, -8, 0); // *(u64 *)(r10 - 8) = r9
+  insn(0x18, 9, 2, 0, 0); // r9 = &map[0].value (BPF_PSEUDO_MAP_VALUE)
+  insn(0, 0, 0, 0, 0);
+  for (let r = 0; r <= 8; r++) insn(0x7b, 9, r, 8 * r, 0);
+  insn(0x79, 8, 10, -8, 0);
+  insn(0x7b, 9, 8, 72, 0);
+  for (let k = 2; k <= 64; k++) {
+    insn(0x79, 8, 10, -8 * k, 0);
+    insn(0x7b, 9, 8, 80 + 512 - 8 * k, 0);
+  }
+  insn(0xb7, 0, 0, 0, 0);
+  insn(0x95, 0, 0, 0, 0);
+  return Uint8Array.from(out);
+}
+
+describe.skipIf(!kernel)('VM against the kernel', () => {
+  const vm = new Vm({ standardHelpers: false });
+  const compiledVm = new Vm({ standardHelpers: false, tier: 'compiled' });
+
+  it('random programs give the same registers and stack as BPF_PROG_TEST_RUN', async () => {
+    const cases = fc.sample(randomProgram({ kernel: true }), { numRuns: 500, seed: 20261129 });
+    let compared = 0;
+    const refused: string[] = [];
+    for (const bytes of cases) {
+      const r = await (kernel as KernelRunner).runProgram({
+        progType: KernelProgType.xdp,
+        insns: wrapForKernel(bytes),
+        data: new Uint8Array(64),
+        maps: [{ type: MapType.array, keySize: 4, valueSize: RESULT_BYTES, maxEntries: 1 }],
+      });
+      if (!r.ok) {
+        refused.push(`errno ${r.errno}: ${r.log}`);
+        continue;
+      }
+      for (const v of [vm, compiledVm]) {
+        const status = v.run(loadProgramOrThrow(bytes, v.loadOptions()), new Uint8Array(64));
+        expect(status).toBe(RunStatus.ok);
+        const k = new DataView((r.mapValues[0] as Uint8Array).buffer);
+        for (let reg = 0; reg <= 9; reg++) {
+          const mine = BigInt.asUintN(64, (BigInt(v.regHi[reg] as number) << 32n) | BigInt((v.regLo[reg] as number) >>> 0));
+          expect([v.tier, reg, mine.toString(16)]).toEqual([v.tier, reg, k.getBigUint64(8 * reg, true).toString(16)]);
+        }
+        const stack = v.regionBytes[STACK_REGION] as Uint8Array;
+        // compare [r10-512, r10-16) (r10-8 holds the wrapper's spill)
+        expect(stack.subarray(4096 - 512, 4096 - 16)).toEqual((r.mapValues[0] as Uint8Array).subarray(80, 80 + 512 - 16));
+      }
+      compared++;
+    }
+    console.log(`kernel differential: ${compared}/${cases.length} random programs compared on both tiers; kernel refused ${refused.length}${refused.length ? ` (first: ${refused[0]})` : ''}`);
+    expect(compared).toBeGreaterThan(cases.length * 0.9);
+  }, 180_000);
+
+  it('the perf workloads return the same r0', async () => {
+    const { readFileSync, existsSync } = await import('node:fs');
+    const dir = '/work/shared/corpus/perf-workloads';
+    if (!existsSync(dir)) return;
+    for (const name of ['alu_loop_100k']) {
+      const bytes = new Uint8Array(Buffer.from(readFileSync(`${dir}/${name}.hex`, 'utf8').trim(), 'hex'));
+      const r = await (kernel as KernelRunner).runProgram({ progType: KernelProgType.xdp, insns: bytes, data: new Uint8Array(64) });
+      expect(r.ok).toBe(true);
+      const status = vm.run(loadProgramOrThrow(bytes, vm.loadOptions()), new Uint8Array(0));
+      expect(status).toBe(RunStatus.ok);
+      expect(r.ok && r.retval).toBe(Number(vm.r0 & 0xffffffffn));
+    }
+  });
+
+  type Op = { op: 'update'; key: number; value: number; flags: number } | { op: 'delete'; key: number } | { op: 'lookup'; key: number } | { op: 'next'; key: number | undefined };
+  const opArb = (keys: number) =>
+    fc.oneof(
+      fc.record({ op: fc.constant('update' as const), key: fc.integer({ min: 0, max: keys }), value: fc.integer({ min: 0, max: 1000 }), flags: fc.constantFrom(0, 1, 2, 3) }),
+      fc.record({ op: fc.constant('delete' as const), key: fc.integer({ min: 0, max: keys }) }),
+      fc.record({ op: fc.constant('lookup' as const), key: fc.integer({ min: 0, max: keys }) }),
+      fc.record({ op: fc.constant('next' as const), key: fc.option(fc.integer({ min: 0, max: keys }), { nil: undefined }) }),
+    );
+  const u32 = (n: number) => {
+    const b = new Uint8Array(4);
+    new DataView(b.buffer).setUint32(0, n, true);
+    return b;
+  };
+
+  it.each([
+    ['hash', MapType.hash, 4],
+    ['array', MapType.array, 4],
+  ])('%s map: the same operations give the same results as the kernel', async (_name, type, maxEntries) => {
+    const k = kernel as KernelRunner;
+    const sequences = fc.sample(fc.array(opArb(6), { minLength: 5, maxLength: 40 }), { numRuns: 40, seed: 7 });
+    let ops = 0;
+    for (const seq of sequences) {
+      const spec = { type, keySize: 4, valueSize: 8, maxEntries };
+      const fd = await k.mapCreate(spec);
+      expect(fd).toBeGreaterThan(0);
+      const m = createMap({ name: 'm', ...spec, type: type as MapType });
+      for (const o of seq as Op[]) {
+        ops++;
+        let mine: unknown;
+        let theirs: unknown;
+        if (o.op === 'update') {
+          const v = new Uint8Array(8);
+          new DataView(v.buffer).setUint32(0, o.value, true);
+          mine = m.update(u32(o.key), v, o.flags);
+          theirs = await k.mapUpdate(fd, u32(o.key), v, o.flags);
+        } else if (o.op === 'delete') {
+          mine = m.delete(u32(o.key));
+          theirs = await k.mapDelete(fd, u32(o.key));
+        } else if (o.op === 'lookup') {
+          mine = m.lookup(u32(o.key)) ?? -Errno.ENOENT;
+          theirs = await k.mapLookup(fd, u32(o.key), 8);
+        } else {
+          // iteration order of a hash map is the kernel's own; compare the set of keys instead
+          if (type === MapType.hash) {
+            const all: number[] = [];
+            for (let kk = await k.mapNextKey(fd, undefined, 4); typeof kk !== 'number'; kk = await k.mapNextKey(fd, kk, 4)) {
+              all.push(new DataView(kk.buffer).getUint32(0, true));
+            }
+            mine = [...m.keys()].map((b) => new DataView(b.buffer).getUint32(0, true)).sort();
+            theirs = all.sort();
+          } else {
+            mine = m.getNextKey(o.key === undefined ? undefined : u32(o.key));
+            theirs = await k.mapNextKey(fd, o.key === undefined ? undefined : u32(o.key), 4);
+          }
+        }
+        expect([o, mine]).toEqual([o, theirs]);
+      }
+      await k.closeFd(fd);
+    }
+    console.log(`kernel map differential (${_name}): ${ops} operations agree`);
+  });
+});
+
+describe.skipIf(!kernel)('per-CPU maps against the kernel', () => {
+  it('percpu_array and percpu_hash take and give every CPU\'s value, 8-byte aligned, like the kernel', async () => {
+    const { readFileSync } = await import('node:fs');
+    // "0-1" -> 2 possible CPUs
+    const possible = readFileSync('/sys/devices/system/cpu/possible', 'utf8').trim();
+    const cpus = possible.split(',').reduce((n, part) => {
+      const [a, b] = part.split('-').map(Number);
+      return n + ((b ?? a) as number) - (a as number) + 1;
+    }, 0);
+    const k = kernel as KernelRunner;
+    for (const type of [MapType.percpuArray, MapType.percpuHash]) {
+      const spec = { type, keySize: 4, valueSize: 4, maxEntries: 4 };
+      const fd = await k.mapCreate(spec);
+      const m = createMap({ name: 'p', ...spec }, { cpuCount: cpus });
+      const user = new Uint8Array(8 * cpus);
+      for (let c = 0; c < cpus; c++) new DataView(user.buffer).setUint32(8 * c, 100 + c, true);
+      const key = new Uint8Array([2, 0, 0, 0]);
+      expect(m.update(key, user)).toBe(await k.mapUpdate(fd, key, user));
+      const theirs = await k.mapLookup(fd, key, user.length);
+      expect(m.lookup(key)).toEqual(theirs);
+      expect(m.update(key, user, 1)).toBe(await k.mapUpdate(fd, key, user, 1));
+      await k.closeFd(fd);
+    }
+  });
+});

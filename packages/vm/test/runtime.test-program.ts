@@ -1,0 +1,35 @@
+// A tracing program that counts events per common_type into a hash map, run by the per-event
+// runtime over real trace_pipe_raw pages; the counts must match an independent decoder's.
+export const countByTypeSource = `
+.map counts hash key=4 value=8 entries=1024
+.map events ringbuf key=0 value=0 entries=4096
+  r6 = r1
+  r2 = *(u16 *)(r6 + 0)
+  *(u32 *)(r10 - 4) = r2
+  r1 = counts ll
+  r2 = r10
+  r2 += -4
+  call bpf_map_lookup_elem
+  if r0 == 0 goto new
+  r1 = 1
+  lock *(u64 *)(r0 + 0) += r1
+  r0 = 0
+  exit
+new:
+  *(u64 *)(r10 - 16) = 1
+  r1 = counts ll
+  r2 = r10
+  r2 += -4
+  r3 = r10
+  r3 += -16
+  r4 = 0
+  call bpf_map_update_elem
+  r1 = events ll
+  r2 = r6
+  r3 = 8
+  r4 = 0
+  call bpf_ringbuf_output
+  r0 = 0
+  exit
+`;
+

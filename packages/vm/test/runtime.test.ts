@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  EventRuntime,
+  type EventRecord,
+  type HashMap,
+  loadAssembly,
+  snapshotMap,
+  type VmOutput,
+} from '../src/index.js';
+import { corpusRoot } from './conformance-corpus.js';
+import { countByTypeSource } from './runtime.test-program.js';
+import { readTracePipeRaw } from './trace-pipe-raw.js';
+
+const folder = corpusRoot ? join(corpusRoot, 'tracefs/linux-6.18') : undefined;
+if (!folder) console.log('runtime feed test: skipped: the shared corpus is absent');
+
+describe('EventRuntime', () => {
+  it.skipIf(!folder)('counts a recorded feed per event type like the reference decoder', async () => {
+    const records: EventRecord[] = [];
+    for (const cpu of [0, 1]) {
+      records.push(...readTracePipeRaw(new Uint8Array(readFileSync(join(folder as string, `cpu${cpu}.raw`))), cpu));
+    }
+    // expected: the reference decoder's records of cpu0.raw and cpu1.raw
+    const expected = new Map<string, number>();
+    let inRaw = false;
+    for (const line of readFileSync(join(folder as string, 'decoded_all_records.txt'), 'utf8').split('\n')) {
+      if (line.startsWith('#')) inRaw = /^# cpu[01]\.raw /.test(line);
+      else if (inRaw && line.trim() !== '') {
+        const name = line.trim().split(/\s+/)[1] as string;
+        expected.set(name, (expected.get(name) ?? 0) + 1);
+      }
+    }
+    expect(records.length).toBe([...expected.values()].reduce((a, b) => a + b, 0));
+
+    let runtime: EventRuntime | undefined;
+    const { vm, maps, programs } = loadAssembly(countByTypeSource, { output: (o) => runtime?.collect(o) });
+    runtime = new EventRuntime(vm, [...programs.values()][0]!, { batchSize: 1 });
+    async function* feed() {
+      yield* records;
+    }
+    const batches = [];
+    for await (const b of runtime.attach(feed())) batches.push(b);
+
+    const ids = { sched_switch: 372, sched_wakeup: 374 } as Record<string, number>;
+    const snap = snapshotMap(maps.get('counts') as HashMap, { key: { kind: 'int', size: 4 }, value: { kind: 'int', size: 8 } });
+    const counted = new Map(snap.entries.map((e) => [e.typedKey as number, Number(e.typedValues?.[0])]));
+    for (const [name, n] of expected) expect([name, counted.get(ids[name] as number)]).toEqual([name, n]);
+
+    const c = runtime.counters;
+    expect(c).toMatchObject({ eventsSeen: records.length, runs: records.length, faults: 0, budgetExhaustions: 0, lost: 0 });
+    expect(c.instructions).toBeGreaterThan(records.length * 10);
+    expect(c.timeNs).toBeGreaterThan(0);
+    // the first record of each type went to the ring buffer, 8 bytes of it (common fields)
+    const outputs = batches.flatMap((b) => b.outputs) as Extract<VmOutput, { kind: 'ringbuf' }>[];
+    expect(outputs.map((o) => new DataView(o.data.buffer, o.data.byteOffset).getUint16(0, true)).sort()).toEqual([372, 374]);
+    expect(outputs.every((o) => o.map === 'events' && o.data.length === 8)).toBe(true);
+    expect(batches.map((b) => b.sequence)).toEqual(batches.map((_, i) => i));
+  });
+
+  it('counts faults and budget exhaustions without stopping the feed', async () => {
+    const { vm, programs } = loadAssembly('r0 = *(u64 *)(r1 + 8)\nif r0 == 7 goto spin\nexit\nspin: goto spin', { budget: 100 });
+    const runtime = new EventRuntime(vm, [...programs.values()][0]!);
+    const rec = (data: number[]): EventRecord => ({ cpu: 0, timestamp: 1n, data: Uint8Array.from(data) });
+    const seven = [0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0];
+    const batches = [];
+    for await (const b of runtime.attach([rec([1, 2]), rec(seven), rec(new Array(16).fill(0))])) batches.push(b);
+    expect(runtime.counters).toMatchObject({ eventsSeen: 3, runs: 3, faults: 1, budgetExhaustions: 1 });
+    expect(batches.at(-1)?.lastFault?.code).toBe('budget-exhausted');
+  });
+});
+
+describe('EventRuntime with packages/formats records', () => {
+  it.skipIf(!folder)('runs on the PageReader cursor in place and counts the same as the test reader', async () => {
+    const { PageReader, parseHeaderPage } = await import('@probeyard/formats');
+    const layout = parseHeaderPage(readFileSync(join(folder as string, 'header_page'), 'utf8'));
+    let runtime: EventRuntime | undefined;
+    const { vm, maps, programs } = loadAssembly(countByTypeSource, { output: (o) => runtime?.collect(o) });
+    runtime = new EventRuntime(vm, [...programs.values()][0]!);
+    let seen = 0;
+    for (const cpu of [0, 1]) {
+      const bytes = new Uint8Array(readFileSync(join(folder as string, `cpu${cpu}.raw`)));
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const reader = new PageReader(layout);
+      for (let page = 0; page + 4096 <= bytes.length; page += 4096) {
+        reader.load(bytes, view, page, 4096);
+        while (reader.next()) {
+          reader.record.cpu = cpu;
+          runtime.runTraceRecord(reader.record);
+          seen++;
+        }
+      }
+    }
+    const mine = [0, 1].flatMap((cpu) => [...readTracePipeRaw(new Uint8Array(readFileSync(join(folder as string, `cpu${cpu}.raw`))), cpu)]);
+    expect(seen).toBe(mine.length);
+    const counts = snapshotMap(maps.get('counts') as HashMap, { key: { kind: 'int', size: 4 }, value: { kind: 'int', size: 8 } });
+    const byType = new Map<number, number>();
+    for (const r of mine) {
+      const t = r.data[0]! | (r.data[1]! << 8);
+      byType.set(t, (byType.get(t) ?? 0) + 1);
+    }
+    expect(new Map(counts.entries.map((e) => [e.typedKey as number, Number(e.typedValues?.[0])]))).toEqual(byType);
+    expect(runtime.counters.faults).toBe(0);
+  });
+});
