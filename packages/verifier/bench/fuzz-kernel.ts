@@ -1,0 +1,220 @@
+// Differential fuzzing against the running kernel's verifier: random and mutated tracepoint
+// programs go to both; prints agreement and every program we accept that the kernel rejects for a
+// memory-safety reason (must be none). Needs root (bpf()) and gcc.
+//   pnpm --filter @probeyard/verifier fuzz:kernel -- --count 10000 [--seed 1] [--show 10]
+import { parseArgs } from 'node:util';
+import { type MapDef, encodeInsns, type RawInsn, verify } from '../src/index.js';
+import { KernelLoader } from '../src/node/index.js';
+import { asm } from '../test/support.js';
+import { ACCEPTED } from '../test/programs.js';
+
+const { values } = parseArgs({
+  args: process.argv.slice(2).filter((a) => a !== '--'),
+  options: {
+    count: { type: 'string', default: '1000' },
+    seed: { type: 'string', default: '1' },
+    show: { type: 'string', default: '10' },
+    examples: { type: 'boolean', default: false },
+  },
+});
+
+/** xorshift32: the same programs for the same seed. */
+let state = Number(values.seed) >>> 0 || 1;
+function rnd(n: number): number {
+  state ^= state << 13;
+  state >>>= 0;
+  state ^= state >>> 17;
+  state ^= state << 5;
+  state >>>= 0;
+  return state % n;
+}
+const pick = <T>(xs: readonly T[]): T => xs[rnd(xs.length)]!;
+
+const MAPS: MapDef[] = [
+  { type: 1, keySize: 4, valueSize: 16, maxEntries: 64 },
+  { type: 2, keySize: 4, valueSize: 32, maxEntries: 4 },
+  { type: 27, keySize: 0, valueSize: 0, maxEntries: 4096 },
+];
+
+const IMMS = [0, 1, 2, 4, 7, 8, 15, 16, 31, 32, 63, 64, 255, -1, -8, -16, 0x7fffffff, -0x80000000];
+const OFFS = [-512, -64, -32, -16, -8, -4, -2, -1, 0, 1, 2, 4, 8, 12, 16, 24, 32, 40, 56, 64];
+
+/** A short snippet of plausible code (so that paths reach interesting checks). */
+function snippet(out: RawInsn[]): void {
+  const r = () => rnd(10);
+  switch (rnd(14)) {
+    case 0: // ALU64 imm
+      out.push({ opcode: (pick([0, 1, 2, 4, 5, 6, 7, 0xa, 0xb, 0xc]) << 4) | 0x07, dst: r(), imm: pick(IMMS) & (rnd(2) ? 63 : -1) });
+      break;
+    case 1: // ALU64 reg
+      out.push({ opcode: (pick([0, 1, 2, 4, 5, 0xa, 0xb]) << 4) | 0x0f, dst: r(), src: rnd(11) });
+      break;
+    case 2: // ALU32
+      out.push({ opcode: (pick([0, 1, 4, 5, 6, 7, 0xb]) << 4) | pick([0x04, 0x0c]), dst: r(), src: r(), imm: rnd(32) });
+      break;
+    case 3: // stack store
+      out.push({ opcode: pick([0x7b, 0x63, 0x6b, 0x73]), dst: 10, src: r(), off: pick([-8, -16, -24, -4, -2, -1, -32, -512, -520, 0]) });
+      break;
+    case 4: // stack load
+      out.push({ opcode: pick([0x79, 0x61, 0x69, 0x71]), dst: r(), src: 10, off: pick([-8, -16, -24, -4, -2, -32, -512]) });
+      break;
+    case 5: // ctx load
+      out.push({ opcode: pick([0x79, 0x61, 0x69, 0x71]), dst: r(), src: 1, off: pick([0, 4, 8, 12, 16, 24, 28, 32, 40, 56, 60, 64, 8190, 8192]) });
+      break;
+    case 6: // load through some register
+      out.push({ opcode: pick([0x79, 0x61, 0x69, 0x71]), dst: r(), src: r(), off: pick(OFFS) });
+      break;
+    case 7: // store through some register
+      out.push({ opcode: pick([0x7b, 0x63, 0x62, 0x7a]), dst: r(), src: r(), off: pick(OFFS), imm: pick(IMMS) });
+      break;
+    case 8: { // map lookup with a stack key
+      out.push({ opcode: 0x62, dst: 10, off: -8, imm: rnd(4) });
+      out.push({ opcode: 0xbf, dst: 2, src: 10 }, { opcode: 0x07, dst: 2, imm: -8 });
+      out.push({ opcode: 0x18, dst: 1, src: 1, imm: rnd(2) }, { opcode: 0 });
+      out.push({ opcode: 0x85, imm: 1 });
+      break;
+    }
+    case 9: // ringbuf reserve
+      out.push({ opcode: 0x18, dst: 1, src: 1, imm: 2 }, { opcode: 0 });
+      out.push({ opcode: 0xb7, dst: 2, imm: pick([8, 16, 0, 7]) }, { opcode: 0xb7, dst: 3, imm: 0 });
+      out.push({ opcode: 0x85, imm: 131 });
+      break;
+    case 10: // ringbuf submit/discard of r0 or a saved register
+      out.push({ opcode: 0xbf, dst: 1, src: pick([0, 6, 7]) }, { opcode: 0xb7, dst: 2, imm: 0 }, { opcode: 0x85, imm: pick([132, 133]) });
+      break;
+    case 11: // save r0
+      out.push({ opcode: 0xbf, dst: pick([6, 7, 8]), src: 0 });
+      break;
+    case 12: // pointer arithmetic
+      out.push({ opcode: 0x0f, dst: pick([0, 1, 6, 7, 10 - 8]), src: r() });
+      break;
+    default: // helpers without memory
+      out.push({ opcode: 0x85, imm: pick([5, 7, 8, 14]) });
+  }
+}
+
+function randomProgram(): RawInsn[] {
+  const out: RawInsn[] = [];
+  const n = 2 + rnd(10);
+  for (let k = 0; k < n; k++) {
+    if (rnd(5) === 0 && out.length > 0) {
+      // a forward conditional jump over the next snippet, or a short backward one
+      const jmp: RawInsn = { opcode: (pick([1, 2, 3, 5, 0xa, 0xb, 6, 0xc]) << 4) | pick([0x05, 0x06]), dst: rnd(10), imm: pick(IMMS) };
+      out.push(jmp);
+      const before = out.length;
+      snippet(out);
+      jmp.off = rnd(8) === 0 ? -(1 + rnd(Math.min(out.length - 1, 4))) : out.length - before;
+    } else snippet(out);
+  }
+  if (rnd(4)) out.push({ opcode: 0xb7, dst: 0, imm: 0 });
+  out.push({ opcode: 0x95 });
+  return out;
+}
+
+// seeds the kernel can load as they are (callbacks would need BTF func_info)
+const seeds = ACCEPTED.filter((c) => !c.notKernel).map((c) => asm(c.source));
+
+function mutated(): { bytes: Uint8Array; maps: MapDef[] } {
+  const seed = pick(seeds);
+  const bytes = seed.bytes.slice();
+  const view = new DataView(bytes.buffer);
+  const mutations = 1 + rnd(3);
+  for (let k = 0; k < mutations; k++) {
+    const at = rnd(bytes.length / 8) * 8;
+    if (bytes[at - 8] === 0x18 && at > 0) continue; // keep lddw halves
+    switch (rnd(4)) {
+      case 0:
+        view.setInt32(at + 4, pick(IMMS), true);
+        break;
+      case 1:
+        view.setInt16(at + 2, pick(OFFS), true);
+        break;
+      case 2:
+        bytes[at + 1] = (rnd(11) << 4) | rnd(11);
+        break;
+      default: {
+        const op = bytes[at]!;
+        if ((op & 7) === 5 && op !== 0x85 && op !== 0x95) bytes[at] = (pick([1, 2, 3, 5, 0xa, 0xb]) << 4) | (op & 0x0f);
+      }
+    }
+  }
+  return { bytes, maps: seed.maps };
+}
+
+const SAFETY = [
+  'invalid mem access',
+  'invalid access to',
+  'invalid bpf_context access',
+  'min value is negative',
+  'unbounded memory access',
+  'invalid read from stack',
+  'invalid write to stack',
+  '!read_ok',
+  'outside of the allowed memory range',
+  'invalid indirect',
+  'type=',
+  'Unreleased reference',
+  'reference leak',
+  'pointer arithmetic',
+  'misaligned',
+  'leaks addr',
+  'dereference of modified',
+  'invalid size of register',
+  'invalid zero-sized',
+  'ref_obj_id',
+  'must have zero offset',
+  'expected=',
+];
+const isSafety = (msg: string) => SAFETY.some((s) => msg.includes(s));
+
+const opened = await KernelLoader.open();
+if ('unavailable' in opened) {
+  console.log(`fuzz:kernel: cannot run: ${opened.unavailable}`);
+  process.exit(0);
+}
+const kernel = opened;
+const count = Number(values.count);
+const show = Number(values.show);
+const tally = { bothAccept: 0, bothReject: 0, weAcceptKernelRejects: 0, unsafeAccepts: 0, weRejectKernelAccepts: 0 };
+const reasons = new Map<string, number>();
+const unsafe: string[] = [];
+const examples = new Map<string, string>();
+let ourMs = 0;
+let kernelUs = 0;
+for (let n = 0; n < count; n++) {
+  const prog = rnd(2) ? { bytes: encodeInsns(randomProgram()), maps: MAPS } : mutated();
+  const t = performance.now();
+  const ours = verify(prog.bytes, { maps: prog.maps, timeLimitMs: 10_000 });
+  ourMs += performance.now() - t;
+  const k = await kernel.load(prog.bytes, prog.maps);
+  kernelUs += k.verificationUsec ?? 0;
+  if (ours.ok && k.ok) tally.bothAccept++;
+  else if (!ours.ok && !k.ok) tally.bothReject++;
+  else if (ours.ok) {
+    tally.weAcceptKernelRejects++;
+    const key = `we accept, kernel: ${k.message.replace(/\d+/g, 'N')}`;
+    reasons.set(key, (reasons.get(key) ?? 0) + 1);
+    if (isSafety(k.message)) {
+      tally.unsafeAccepts++;
+      if (unsafe.length < show) unsafe.push(`${Buffer.from(prog.bytes).toString('hex')}\n  kernel: ${k.message}`);
+    }
+  } else {
+    tally.weRejectKernelAccepts++;
+    const key = `we reject: ${ours.diagnostics[0]!.message.replace(/\d+/g, 'N')}`;
+    reasons.set(key, (reasons.get(key) ?? 0) + 1);
+    if (!examples.has(key)) examples.set(key, Buffer.from(prog.bytes).toString('hex'));
+  }
+}
+kernel.close();
+const agree = tally.bothAccept + tally.bothReject;
+console.log(`programs: ${count} (seed ${values.seed})`);
+console.log(`agreement: ${agree}/${count} (${((agree / count) * 100).toFixed(2)}%)`);
+console.log(`  both accept ${tally.bothAccept}, both reject ${tally.bothReject}`);
+console.log(`  we reject, kernel accepts: ${tally.weRejectKernelAccepts}`);
+console.log(`  we accept, kernel rejects: ${tally.weAcceptKernelRejects} (memory-safety reason: ${tally.unsafeAccepts})`);
+console.log(`time: ours ${ourMs.toFixed(0)} ms total, kernel ${(kernelUs / 1000).toFixed(0)} ms total (reported verification time)`);
+const top = [...reasons.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15);
+if (top.length) console.log(`disagreements by reason:\n${top.map(([r, c]) => `  ${c}  ${r}`).join('\n')}`);
+if (process.argv.includes('--examples')) for (const [k, v] of examples) console.log(`${k}\n  ${v}`);
+if (unsafe.length) console.log(`UNSAFE ACCEPTS (first ${unsafe.length}):\n${unsafe.join('\n')}`);
+process.exitCode = tally.unsafeAccepts > 0 ? 1 : 0;

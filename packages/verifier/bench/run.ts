@@ -1,0 +1,128 @@
+// Verification time of compiled programs, the largest accepted PREVAIL cases and a loop that runs
+// into the complexity limit, side by side with the time the running kernel reports
+// (`verification time N usec`) when it can be used here.
+//   pnpm --filter @probeyard/verifier bench
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { readBpfObject } from '@probeyard/formats';
+import { encodeInsns, linkObjectProgram, type MapDef, verify, type VerifyOptions } from '../src/index.js';
+import { KernelLoader } from '../src/node/index.js';
+import { corpus, loadCases, runCase } from '../test/prevail/harness.js';
+import { assemblePrevail } from '../test/prevail/parse.js';
+
+const here = import.meta.dirname;
+const objectDirs = [
+  join(here, '../test/fixtures/objects'),
+  join(here, '../../formats/test/fixtures/objects'),
+  join(here, '../../../../shared/corpus/bpf-elf'),
+];
+
+interface Row {
+  name: string;
+  insns: number;
+  bytes: Uint8Array;
+  maps: MapDef[];
+  options?: VerifyOptions;
+  kernel: boolean;
+  /** Runs the case another way (PREVAIL cases need their initial state): returns ms and verdict. */
+  custom?: () => { ms: number; ok: boolean; processed: string };
+}
+
+const rows: Row[] = [];
+for (const dir of objectDirs) {
+  if (!existsSync(dir)) continue;
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.o') && !f.includes('bpfeb')).sort()) {
+    const spec = readBpfObject(new Uint8Array(readFileSync(join(dir, file))));
+    for (const p of spec.programs) {
+      try {
+        const l = linkObjectProgram(spec, p.name);
+        rows.push({ name: `${file}:${p.name}`, insns: l.bytes.length / 8, bytes: l.bytes, maps: l.maps, kernel: true });
+      } catch {
+        // unsupported relocations (callbacks, externs): not benchmarked
+      }
+    }
+  }
+}
+// r0 = 0; loop: r0 += 1; if r0 < 1000001 goto loop — runs into the 1M-instruction limit
+rows.push({
+  name: 'loop to the complexity limit',
+  insns: 4,
+  bytes: encodeInsns([
+    { opcode: 0xb7, dst: 0, imm: 0 },
+    { opcode: 0x07, dst: 0, imm: 1 },
+    { opcode: 0xa5, dst: 0, imm: 1_000_001, off: -2 },
+    { opcode: 0x95 },
+  ]),
+  maps: [],
+  kernel: true,
+});
+if (existsSync(corpus)) {
+  // the largest PREVAIL cases we accept, by processed instructions (their own initial state: ours only)
+  const accepted = loadCases()
+    .filter((c) => !c.expectReject && runCase(c).verdict === 'accept')
+    .map((c) => ({ c, prog: assemblePrevail(c.doc.code as Record<string, unknown>) }))
+    .sort((a, b) => b.prog.insns.length - a.prog.insns.length || a.c.key.localeCompare(b.c.key))
+    .slice(0, 3);
+  for (const { c, prog } of accepted) {
+    rows.push({
+      name: `prevail ${c.key}`,
+      insns: prog.insns.length,
+      bytes: encodeInsns(prog.insns),
+      maps: [],
+      kernel: false,
+      custom: () => {
+        const r = runCase(c);
+        return { ms: r.ms, ok: r.verdict === 'accept', processed: '?' };
+      },
+    });
+  }
+}
+
+const opened = await KernelLoader.open();
+const kernel = 'unavailable' in opened ? null : opened;
+if (!kernel) console.log(`kernel column empty: ${(opened as { unavailable: string }).unavailable}`);
+
+const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const lines: string[][] = [['program', 'insns', 'ours: verdict', 'processed', 'ms (median)', 'kernel: verdict', 'processed', 'ms']];
+for (const row of rows) {
+  const runs = row.name.startsWith('loop') ? 3 : 15;
+  if (row.custom) {
+    const custom = row.custom;
+    const rs = Array.from({ length: runs }, () => custom());
+    lines.push([row.name, `${row.insns}`, rs[0]!.ok ? 'accept' : 'reject', rs[0]!.processed, median(rs.map((r) => r.ms)).toFixed(3), '-', '-', '-']);
+    continue;
+  }
+  let result = verify(row.bytes, { maps: row.maps, ...row.options });
+  // warm up the JIT so the median measures steady state
+  for (let k = 0; k < (row.name.startsWith('loop') ? 0 : 20); k++) verify(row.bytes, { maps: row.maps, ...row.options });
+  const times: number[] = [];
+  for (let k = 0; k < runs; k++) {
+    const t = performance.now();
+    result = verify(row.bytes, { maps: row.maps, ...row.options });
+    times.push(performance.now() - t);
+  }
+  let kcols = ['-', '-', '-'];
+  if (kernel && row.kernel) {
+    const ks = [];
+    for (let k = 0; k < (row.name.startsWith('loop') ? 1 : 5); k++) ks.push(await kernel.load(row.bytes, row.maps));
+    const kv = ks[0]!;
+    if (kv.errno !== 0 && kv.insnsProcessed === null) {
+      kcols = [`error: ${kv.message}`, '-', '-'];
+      lines.push([row.name, `${row.insns}`, result.ok ? 'accept' : 'reject', `${result.stats.insnsProcessed}`, median(times).toFixed(3), ...kcols]);
+      continue;
+    }
+    const kms = median(ks.map((x) => (x.verificationUsec ?? 0) / 1000));
+    kcols = [kv.ok ? 'accept' : 'reject', `${kv.insnsProcessed ?? '?'}`, kms.toFixed(3)];
+  }
+  lines.push([
+    row.name,
+    `${row.insns}`,
+    result.ok ? 'accept' : 'reject',
+    `${result.stats.insnsProcessed}`,
+    median(times).toFixed(3),
+    ...kcols,
+  ]);
+}
+kernel?.close();
+const widths = lines[0]!.map((_, c) => Math.max(...lines.map((l) => l[c]!.length)));
+for (const l of lines) console.log(l.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '));

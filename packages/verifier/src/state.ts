@@ -1,0 +1,286 @@
+// Abstract machine state: registers, stack slots and call frames (`struct bpf_reg_state`,
+// `struct bpf_stack_state`, `struct bpf_func_state`, `struct bpf_verifier_state`). Registers
+// and slots are immutable values; cloning a state copies arrays of references.
+
+import {
+  SCALAR_UNKNOWN,
+  type Scalar,
+  formatScalar,
+  isConst,
+  scalarConst,
+  scalarCovers,
+  scalarEquals,
+} from './scalar.js';
+
+/** Register types (`enum bpf_reg_type`), with the kernel's names for the log. */
+export const RegType = {
+  notInit: 0,
+  scalar: 1,
+  /** PTR_TO_CTX */
+  ctx: 2,
+  /** PTR_TO_STACK ("fp") */
+  stack: 3,
+  /** CONST_PTR_TO_MAP */
+  mapPtr: 4,
+  /** PTR_TO_MAP_VALUE */
+  mapValue: 5,
+  /** PTR_TO_MEM | MEM_RINGBUF */
+  ringbufMem: 6,
+  /** PTR_TO_FUNC: a subprogram's address (callbacks); `aux` is its first instruction */
+  func: 7,
+} as const;
+export type RegType = (typeof RegType)[keyof typeof RegType];
+
+const TYPE_NAMES = ['?', 'scalar', 'ctx', 'fp', 'map_ptr', 'map_value', 'ringbuf_mem', 'func'];
+
+export interface Reg {
+  readonly type: RegType;
+  /** PTR_MAYBE_NULL */
+  readonly maybeNull: boolean;
+  /** The value of a scalar, or the variable part of a pointer's offset. */
+  readonly v: Scalar;
+  /** The fixed part of a pointer's offset. */
+  readonly off: number;
+  /** Identity shared by copies: null checks and bounds propagate to every register with it. */
+  readonly id: number;
+  /** The acquired reference this pointer belongs to (ring-buffer reservations). */
+  readonly refId: number;
+  /** Map index (map_ptr, map_value) or size in bytes (ringbuf_mem). */
+  readonly aux: number;
+  /** Frame number of a stack pointer. */
+  readonly frame: number;
+}
+
+export const NOT_INIT: Reg = {
+  type: RegType.notInit,
+  maybeNull: false,
+  v: SCALAR_UNKNOWN,
+  off: 0,
+  id: 0,
+  refId: 0,
+  aux: 0,
+  frame: 0,
+};
+export const UNKNOWN_SCALAR: Reg = { ...NOT_INIT, type: RegType.scalar };
+export const scalarReg = (v: Scalar): Reg => ({ ...NOT_INIT, type: RegType.scalar, v });
+export const constReg = (n: bigint): Reg => scalarReg(scalarConst(n));
+export const ZERO_OFFSET = scalarConst(0n);
+export const pointerReg = (type: RegType, fields: Partial<Reg> = {}): Reg => ({
+  ...NOT_INIT,
+  type,
+  v: ZERO_OFFSET,
+  ...fields,
+});
+
+export const isPointer = (r: Reg): boolean => r.type > RegType.scalar;
+
+/** The kernel's name of a register type (`map_value_or_null`, `fp`, `scalar`). */
+export function regTypeName(r: Reg): string {
+  if (r.type === RegType.notInit) return 'invalid';
+  const base = TYPE_NAMES[r.type]!;
+  return r.maybeNull ? `${base}_or_null` : base;
+}
+
+/** Kinds of a stack byte (`STACK_INVALID`, `STACK_SPILL`, `STACK_MISC`, `STACK_ZERO`). */
+export const Byte = { invalid: 0, spill: 1, misc: 2, zero: 3 } as const;
+const BYTE_CHARS = '?rm0';
+
+/** One 8-byte stack slot (`struct bpf_stack_state`). */
+export interface Slot {
+  /** Kind of each byte, lowest address first. */
+  readonly bytes: readonly number[];
+  /** The spilled register when all 8 bytes are `spill`. */
+  readonly spilled: Reg | null;
+}
+
+export const EMPTY_SLOT: Slot = { bytes: [0, 0, 0, 0, 0, 0, 0, 0], spilled: null };
+
+export interface Frame {
+  regs: Reg[];
+  /** Slot k covers bytes [-8(k+1), -8k) of this frame. */
+  stack: Slot[];
+  /** Instruction index of the call that created this frame (-1 for the main program). */
+  callsite: number;
+  /** First instruction of the subprogram. */
+  subprogStart: number;
+  /** For a callback frame (`bpf_loop`): the context argument to pass again on the next iteration. */
+  callbackCtx: Reg | null;
+}
+
+export interface Ref {
+  readonly id: number;
+  readonly insnIndex: number;
+}
+
+export interface State {
+  frames: Frame[];
+  refs: Ref[];
+}
+
+export function cloneState(s: State): State {
+  return {
+    frames: s.frames.map((f) => ({
+      regs: f.regs.slice(),
+      stack: f.stack.slice(),
+      callsite: f.callsite,
+      subprogStart: f.subprogStart,
+      callbackCtx: f.callbackCtx,
+    })),
+    refs: s.refs.slice(),
+  };
+}
+
+export const curFrame = (s: State): Frame => s.frames[s.frames.length - 1]!;
+
+/** Calls `fn` for every register and spilled register of every frame, allowing replacement. */
+export function mapAllRegs(s: State, fn: (r: Reg) => Reg): void {
+  for (const f of s.frames) {
+    for (let i = 0; i < f.regs.length; i++) f.regs[i] = fn(f.regs[i]!);
+    for (let k = 0; k < f.stack.length; k++) {
+      const slot = f.stack[k]!;
+      if (slot.spilled) {
+        const r = fn(slot.spilled);
+        if (r !== slot.spilled) f.stack[k] = { bytes: slot.bytes, spilled: r };
+      }
+    }
+  }
+}
+
+function regEqual(a: Reg, b: Reg): boolean {
+  return (
+    a.type === b.type &&
+    a.maybeNull === b.maybeNull &&
+    a.off === b.off &&
+    a.aux === b.aux &&
+    a.frame === b.frame &&
+    (a.id === 0) === (b.id === 0) &&
+    (a.refId === 0) === (b.refId === 0) &&
+    scalarEquals(a.v, b.v)
+  );
+}
+
+/** Consistent renaming of ids between an old and a current state (`check_ids`). */
+class IdMap {
+  private readonly fwd = new Map<number, number>();
+  private readonly back = new Map<number, number>();
+  check(oldId: number, curId: number): boolean {
+    if (oldId === 0 && curId === 0) return true;
+    if (oldId === 0 || curId === 0) return false;
+    const f = this.fwd.get(oldId);
+    const b = this.back.get(curId);
+    if (f === undefined && b === undefined) {
+      this.fwd.set(oldId, curId);
+      this.back.set(curId, oldId);
+      return true;
+    }
+    return f === curId && b === oldId;
+  }
+}
+
+/**
+ * True when every concrete state of `cur` is a state of `old` for what can still be observed
+ * (`regsafe`/`stacksafe`): registers in `live` (bit i = ri) compared, scalars by range inclusion
+ * when `exact` is false. Scalar ids only matter for pointers (null checks).
+ */
+function regCovers(old: Reg, cur: Reg, exact: boolean, ids: IdMap): boolean {
+  if (exact) return regEqual(old, cur) && ids.check(old.id, cur.id) && ids.check(old.refId, cur.refId);
+  if (old.type === RegType.notInit) return true;
+  if (old.type !== cur.type) return false;
+  if (old.type === RegType.scalar) {
+    // registers linked by a scalar id in `old` were refined together there; `cur` must link them too
+    if (old.id !== 0 && !ids.check(old.id, cur.id)) return false;
+    return scalarCovers(old.v, cur.v);
+  }
+  if (old.maybeNull !== cur.maybeNull || old.off !== cur.off || old.aux !== cur.aux || old.frame !== cur.frame) {
+    return false;
+  }
+  if (!scalarCovers(old.v, cur.v)) return false;
+  if (old.maybeNull && !ids.check(old.id, cur.id)) return false;
+  return ids.check(old.refId, cur.refId);
+}
+
+function slotCovers(old: Slot, cur: Slot, exact: boolean, ids: IdMap): boolean {
+  if (old === cur) return true;
+  if (old.spilled) {
+    if (!cur.spilled) {
+      // an unknown spilled scalar covers plain initialized bytes
+      if (!exact && old.spilled.type === RegType.scalar && scalarCovers(old.spilled.v, SCALAR_UNKNOWN)) {
+        return cur.bytes.every((b) => b !== Byte.invalid);
+      }
+      return false;
+    }
+    return regCovers(old.spilled, cur.spilled, exact, ids);
+  }
+  for (let i = 0; i < 8; i++) {
+    const o = old.bytes[i]!;
+    const c = cur.bytes[i]!;
+    if (o === c) continue;
+    if (exact) return false;
+    if (o === Byte.invalid) continue;
+    if (o === Byte.misc && (c === Byte.zero || (c === Byte.spill && cur.spilled?.type === RegType.scalar))) continue;
+    return false;
+  }
+  return true;
+}
+
+/**
+ * State subsumption at one instruction: `old` (fully explored) covers `cur`. `liveRegs(frame)`
+ * gives the registers that may still be read in each frame (a bit set).
+ */
+export function stateCovers(old: State, cur: State, exact: boolean, liveRegs: (frameNo: number) => number): boolean {
+  if (old.frames.length !== cur.frames.length || old.refs.length !== cur.refs.length) return false;
+  const ids = new IdMap();
+  for (let f = 0; f < old.frames.length; f++) {
+    const of = old.frames[f]!;
+    const cf = cur.frames[f]!;
+    if (of.callsite !== cf.callsite) return false;
+    const live = liveRegs(f);
+    for (let r = 0; r < 11; r++) {
+      if (!exact && !(live & (1 << r))) continue;
+      if (!regCovers(of.regs[r]!, cf.regs[r]!, exact, ids)) return false;
+    }
+    const n = Math.max(of.stack.length, cf.stack.length);
+    for (let k = 0; k < n; k++) {
+      if (!slotCovers(of.stack[k] ?? EMPTY_SLOT, cf.stack[k] ?? EMPTY_SLOT, exact, ids)) return false;
+    }
+  }
+  for (let i = 0; i < old.refs.length; i++) {
+    if (!ids.check(old.refs[i]!.id, cur.refs[i]!.id)) return false;
+  }
+  return true;
+}
+
+/** One register as the kernel's log prints it (`R1=ctx()`, `R0=map_value_or_null(id=1,...)`). */
+export function formatReg(r: Reg): string {
+  if (r.type === RegType.scalar) {
+    const s = formatScalar(r.v);
+    return r.id && !isConst(r.v) ? s.replace('scalar(', `scalar(id=${r.id}${s.endsWith('()') ? '' : ','}`) : s;
+  }
+  const parts: string[] = [];
+  if (r.id) parts.push(`id=${r.id}`);
+  if (r.refId) parts.push(`ref_obj_id=${r.refId}`);
+  if (r.type === RegType.mapPtr || r.type === RegType.mapValue) parts.push(`map=${r.aux}`);
+  if (r.type === RegType.ringbufMem) parts.push(`sz=${r.aux}`);
+  if (r.off) parts.push(`off=${r.off}`);
+  if (!isConst(r.v) || r.v.t.value !== 0n) parts.push(`var=${formatScalar(r.v)}`);
+  return `${regTypeName(r)}(${parts.join(',')})`;
+}
+
+/** A frame as one log line (`R1=ctx() R10=fp0 fp-8=mmmmmmmm`). */
+export function formatFrame(f: Frame): string {
+  const out: string[] = [];
+  f.regs.forEach((r, i) => {
+    if (r.type === RegType.notInit) return;
+    out.push(i === 10 && r.type === RegType.stack && r.off === 0 ? 'R10=fp0' : `R${i}=${formatReg(r)}`);
+  });
+  f.stack.forEach((slot, k) => {
+    if (slot === EMPTY_SLOT || slot.bytes.every((b) => b === Byte.invalid)) return;
+    const text = slot.spilled ? formatReg(slot.spilled) : slot.bytes.map((b) => BYTE_CHARS[b]).reverse().join('');
+    out.push(`fp${-8 * (k + 1)}=${text}`);
+  });
+  return out.join(' ');
+}
+
+export function formatState(s: State): string {
+  return s.frames.map((f, i) => (s.frames.length > 1 ? `frame${i}: ${formatFrame(f)}` : formatFrame(f))).join(' ');
+}
