@@ -1,0 +1,125 @@
+import { FailureLimiter } from './auth/rate-limit.js';
+import { type Role, weakerRole } from './auth/roles.js';
+import { hashSecret, SecretKind } from './auth/secrets.js';
+import type { Db } from './db/open.js';
+
+/** Who is calling, resolved once per request from the bearer secret. */
+export type Principal =
+  | { kind: 'anonymous' }
+  /** A secret was given but is unusable; `reason` is told to the caller of a protected procedure. */
+  | { kind: 'invalid'; reason: string }
+  | { kind: 'user'; tenantId: string; tenantName: string; userId: string; email: string; role: Role; tokenId: string }
+  | { kind: 'agent'; tenantId: string; agentId: string }
+  | { kind: 'admin'; credentialId: string };
+
+/** What lives as long as the server: the database and process-wide state. */
+export interface RegistryDeps {
+  db: Db;
+  loginLimiter: FailureLimiter;
+  now: () => Date;
+  /** True when the database answers and every migration is applied (`/readyz`). */
+  isReady: () => Promise<boolean>;
+}
+
+/** What the HTTP layer (or a test) knows of one request. */
+export interface RequestInfo {
+  /** The `Authorization` header (`Bearer <secret>`), or the bare secret. */
+  authorization?: string | undefined;
+  /** The client address, for rate limits and audit. */
+  ip?: string | undefined;
+  requestId?: string | undefined;
+}
+
+/** Filled in while the request runs, read by the request log line. */
+export interface RequestLog {
+  tenant?: string;
+}
+
+export interface Context {
+  db: Db;
+  deps: RegistryDeps;
+  principal: Principal;
+  ip: string;
+  requestId: string;
+  log: RequestLog;
+}
+
+export function createDeps(db: Db, opts: Partial<Omit<RegistryDeps, 'db'>> = {}): RegistryDeps {
+  return {
+    db,
+    loginLimiter: opts.loginLimiter ?? new FailureLimiter(),
+    now: opts.now ?? (() => new Date()),
+    isReady: opts.isReady ?? (async () => true),
+  };
+}
+
+// last-used times are written at most this often per token, so busy tokens do not write per request.
+const lastUsedEveryMs = 60_000;
+
+async function resolvePrincipal(deps: RegistryDeps, secret: string | undefined): Promise<Principal> {
+  if (!secret) return { kind: 'anonymous' };
+  const { db } = deps;
+  const now = deps.now();
+  const hash = hashSecret(secret);
+  if (secret.startsWith(SecretKind.apiToken) || secret.startsWith(SecretKind.session)) {
+    const token = await db.apiToken.findUnique({
+      where: { hash },
+      select: {
+        id: true,
+        tenantId: true,
+        userId: true,
+        role: true,
+        expiresAt: true,
+        revokedAt: true,
+        lastUsedAt: true,
+        tenant: { select: { name: true } },
+        user: { select: { email: true, memberships: { select: { tenantId: true, role: true } } } },
+      },
+    });
+    if (!token) return { kind: 'invalid', reason: 'unknown token' };
+    if (token.revokedAt) return { kind: 'invalid', reason: 'token revoked' };
+    if (token.expiresAt && token.expiresAt <= now) return { kind: 'invalid', reason: 'token expired' };
+    const membership = token.user.memberships.find((m) => m.tenantId === token.tenantId);
+    if (!membership) return { kind: 'invalid', reason: 'token of a user who is no longer a member' };
+    if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > lastUsedEveryMs) {
+      await db.apiToken.update({ where: { id: token.id }, data: { lastUsedAt: now }, select: { id: true } });
+    }
+    return {
+      kind: 'user',
+      tenantId: token.tenantId,
+      tenantName: token.tenant.name,
+      userId: token.userId,
+      email: token.user.email,
+      role: weakerRole(token.role, membership.role),
+      tokenId: token.id,
+    };
+  }
+  if (secret.startsWith(SecretKind.agent)) {
+    const agent = await db.agent.findUnique({ where: { credentialHash: hash }, select: { id: true, tenantId: true, revokedAt: true } });
+    if (!agent) return { kind: 'invalid', reason: 'unknown agent credential' };
+    if (agent.revokedAt) return { kind: 'invalid', reason: 'agent credential revoked' };
+    return { kind: 'agent', tenantId: agent.tenantId, agentId: agent.id };
+  }
+  if (secret.startsWith(SecretKind.admin)) {
+    const cred = await db.instanceCredential.findUnique({ where: { hash }, select: { id: true, revokedAt: true } });
+    if (!cred || cred.revokedAt) return { kind: 'invalid', reason: 'unknown admin credential' };
+    return { kind: 'admin', credentialId: cred.id };
+  }
+  return { kind: 'invalid', reason: 'unknown token' };
+}
+
+/** Context creation, apart from HTTP: tests call `createCaller(await createContext({ authorization }))`. */
+export function createContextFactory(deps: RegistryDeps): (req: RequestInfo) => Promise<Context> {
+  return async (req) => {
+    const raw = req.authorization?.trim();
+    const secret = raw?.toLowerCase().startsWith('bearer ') ? raw.slice(7).trim() : raw;
+    return {
+      db: deps.db,
+      deps,
+      principal: await resolvePrincipal(deps, secret || undefined),
+      ip: req.ip ?? 'local',
+      requestId: req.requestId ?? crypto.randomUUID(),
+      log: {},
+    };
+  };
+}

@@ -1,0 +1,145 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { RegistryError } from '../errors.js';
+import { PrismaClient } from '../generated/prisma/client.js';
+import { type DataLock, lockDataFolder } from './data-lock.js';
+import { applyMigrations, type MigrationDriver, pendingMigrations, readMigrations } from './migrate.js';
+
+/** The committed migrations of the registry's schema. */
+export const migrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
+
+export type Db = PrismaClient;
+
+/** An open registry database: Prisma over PGlite (in the data folder) or over PostgreSQL. */
+export interface Database {
+  readonly prisma: Db;
+  readonly kind: 'pglite' | 'postgres';
+  /** Where the data is, for logs (no password). */
+  readonly where: string;
+  readonly migrationDriver: MigrationDriver;
+  /** Applies pending migrations; returns the names applied now. */
+  migrate(): Promise<string[]>;
+  /** Names of migrations in the folder that the database lacks. */
+  pending(): Promise<string[]>;
+  /** Closes the client and the database and releases the data-folder lock. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** The data folder (locked while open). Required for PGlite. */
+  dataDir?: string;
+  /** `postgres://…` selects PostgreSQL; otherwise PGlite in `dataDir`. */
+  databaseUrl?: string;
+  /** The migrations folder; the registry's own by default. */
+  migrations?: string;
+}
+
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://(unparsable url)';
+  }
+}
+
+/** Opens (and for PGlite, locks) the database. Does not migrate: call `migrate()`. */
+export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
+  const migrations = readMigrations(opts.migrations ?? migrationsDir);
+  const url = opts.databaseUrl;
+  if (url && /^postgres(ql)?:\/\//.test(url)) {
+    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) });
+    const driver = pgMigrationDriver(url);
+    let closed = false;
+    return {
+      prisma,
+      kind: 'postgres',
+      where: redact(url),
+      migrationDriver: driver,
+      migrate: () => applyMigrations(driver, migrations),
+      pending: () => pendingMigrations(driver, migrations),
+      async close() {
+        if (closed) return;
+        closed = true;
+        await prisma.$disconnect();
+        await driver.end();
+      },
+    };
+  }
+  if (url) throw new RegistryError('bad_request', `database url: only postgres:// urls are supported, got ${redact(url)}`);
+  if (!opts.dataDir) throw new RegistryError('bad_request', 'database: a data folder or a postgres:// url is needed');
+  const lock: DataLock = lockDataFolder(opts.dataDir);
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(join(opts.dataDir, 'pglite'));
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  const driver = pgliteMigrationDriver(pglite);
+  let closed = false;
+  return {
+    prisma,
+    kind: 'pglite',
+    where: `pglite:${opts.dataDir}`,
+    migrationDriver: driver,
+    migrate: () => applyMigrations(driver, migrations),
+    pending: () => pendingMigrations(driver, migrations),
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        await prisma.$disconnect();
+        await pglite.close();
+      } finally {
+        lock.release();
+      }
+    },
+  };
+}
+
+function pgliteMigrationDriver(db: PGlite): MigrationDriver {
+  return {
+    transaction: (fn) =>
+      db.transaction((tx) =>
+        fn({
+          exec: async (sql) => {
+            await tx.exec(sql);
+          },
+          query: async <R>(sql: string, params?: unknown[]) => (await tx.query<R>(sql, params)).rows,
+        }),
+      ),
+  };
+}
+
+function pgMigrationDriver(url: string): MigrationDriver & { end(): Promise<void> } {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  return {
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn({
+          exec: async (sql) => {
+            await client.query(sql);
+          },
+          query: async <R>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as R[],
+        });
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    end: () => pool.end(),
+  };
+}

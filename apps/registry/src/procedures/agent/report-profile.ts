@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { parseEventsTarball, profileSelect } from '../../data/kernels.js';
+import { writeAudit } from '../../data/audit.js';
+import { isUniqueViolation } from '../../errors.js';
+import { agentProcedure } from '../../trpc.js';
+import { kernelProfileView, toKernelProfileView } from '../kernel/profile-view.js';
+import { kernelUploadInput } from '../kernel/upload.js';
+
+export const agentReportProfileInput = z.strictObject({
+  release: z.string().max(128).default(''),
+  machine: z.string().max(32).default(''),
+  /** A `.tar`/`.tar.gz` of the node's tracefs `events/` tree, base64. */
+  tarball: kernelUploadInput.shape.tarball,
+});
+export const agentReportProfileOutput = z.object({ profile: kernelProfileView, created: z.boolean() });
+
+/** A profile name from a kernel release and the content hash (`6.8.0-45-generic-3f2a…`). */
+function profileName(release: string, hash: string): string {
+  const base = release.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 48);
+  return `${base || 'kernel'}-${hash.slice(0, 12)}`;
+}
+
+/**
+ * `agent.reportProfile` (agent): the node's kernel profile from its own format files. Nodes with
+ * the same formats share one profile of the tenant (made by the first one to report it); the
+ * agent is linked to it.
+ */
+export const agentReportProfile = agentProcedure
+  .input(agentReportProfileInput)
+  .output(agentReportProfileOutput)
+  .mutation(async ({ ctx, input }) => {
+    const { set, rows } = await parseEventsTarball(input.tarball);
+    const attempt = () =>
+      ctx.db.$transaction(async (tx) => {
+        let profile = await tx.kernelProfile.findUnique({ where: { tenantId_contentHash: { tenantId: ctx.tenantId, contentHash: set.hash } }, select: profileSelect });
+        const created = !profile;
+        if (!profile) {
+          await tx.eventFormat.createMany({ data: rows, skipDuplicates: true });
+          profile = await tx.kernelProfile.create({
+            data: {
+              tenantId: ctx.tenantId,
+              name: profileName(input.release, set.hash),
+              release: input.release,
+              machine: input.machine,
+              source: 'agent',
+              contentHash: set.hash,
+              formats: { createMany: { data: rows.map((r) => ({ system: r.system, event: r.event, formatHash: r.hash })) } },
+            },
+            select: profileSelect,
+          });
+        }
+        await tx.agent.update({ where: { id: ctx.principal.agentId }, data: { kernelProfileId: profile.id, lastSeenAt: ctx.deps.now() }, select: { id: true } });
+        await writeAudit(tx, {
+          tenantId: ctx.tenantId,
+          actor: { kind: 'agent', id: ctx.principal.agentId },
+          action: 'agent.reportProfile',
+          targetType: 'kernel_profile',
+          targetId: profile.id,
+          detail: { contentHash: set.hash, created, formats: rows.length },
+        });
+        const linked = await tx.kernelProfile.findUniqueOrThrow({ where: { id: profile.id }, select: profileSelect });
+        return { profile: toKernelProfileView(linked), created };
+      });
+    try {
+      return await attempt();
+    } catch (err) {
+      // Another node of the same kernel made the profile meanwhile: link to it.
+      if (isUniqueViolation(err)) return attempt();
+      throw err;
+    }
+  });

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { parseEventsTarball, profileSelect } from '../../data/kernels.js';
+import { writeAudit } from '../../data/audit.js';
+import { isUniqueViolation, RegistryError } from '../../errors.js';
+import { slugSchema } from '../../schemas.js';
+import { userProcedure } from '../../trpc.js';
+import { kernelProfileView, toKernelProfileView } from './profile-view.js';
+
+/** The largest tarball accepted (base64 in the JSON body, within the 8 MiB request limit). */
+export const maxTarballBytes = 5 * 1024 * 1024;
+
+export const kernelUploadInput = z.strictObject({
+  name: slugSchema,
+  /** `uname -r`, when known. */
+  release: z.string().max(128).default(''),
+  machine: z.string().max(32).default(''),
+  /** A `.tar` or `.tar.gz` of a tracefs `events/` tree, base64. */
+  tarball: z
+    .string()
+    .max(Math.ceil(maxTarballBytes / 3) * 4, `tarball: larger than ${maxTarballBytes} bytes`)
+    .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'tarball: not base64'),
+});
+export const kernelUploadOutput = z.object({
+  profile: kernelProfileView,
+  /** Format files of the tree that did not parse (the rest of the profile is kept). */
+  errors: z.array(z.object({ path: z.string(), message: z.string() })),
+  /** Formats this upload added to the instance (others were already stored). */
+  newFormats: z.number().int(),
+});
+
+/**
+ * `kernel.upload` (publisher): a kernel profile from a tarball of an `events/` tree. Format files
+ * are stored once by content hash however many profiles share them; a profile with the same
+ * formats as one the tenant has, or the same name, is a CONFLICT. Nothing is written on error.
+ */
+export const kernelUpload = userProcedure('publisher')
+  .input(kernelUploadInput)
+  .output(kernelUploadOutput)
+  .mutation(async ({ ctx, input }) => {
+    const { set, rows } = await parseEventsTarball(input.tarball);
+    try {
+      const { profile, newFormats } = await ctx.db.$transaction(async (tx) => {
+        const made = await tx.eventFormat.createMany({ data: rows, skipDuplicates: true });
+        const created = await tx.kernelProfile.create({
+          data: {
+            tenantId: ctx.tenantId,
+            name: input.name,
+            release: input.release,
+            machine: input.machine,
+            source: 'events_tree',
+            contentHash: set.hash,
+            formats: { createMany: { data: rows.map((r) => ({ system: r.system, event: r.event, formatHash: r.hash })) } },
+          },
+          select: profileSelect,
+        });
+        await writeAudit(tx, {
+          tenantId: ctx.tenantId,
+          actor: { kind: 'user', id: ctx.principal.userId },
+          action: 'kernel.upload',
+          targetType: 'kernel_profile',
+          targetId: created.id,
+          detail: { name: input.name, contentHash: set.hash, formats: rows.length, errors: set.errors.length },
+        });
+        return { profile: created, newFormats: made.count };
+      });
+      return {
+        profile: toKernelProfileView(profile),
+        errors: set.errors.map((e) => ({ path: e.path, message: e.error.message })),
+        newFormats,
+      };
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      const same = await ctx.db.kernelProfile.findFirst({ where: { tenantId: ctx.tenantId, contentHash: set.hash }, select: { name: true } });
+      throw new RegistryError(
+        'conflict',
+        same ? `kernel upload: profile ${same.name} has the same formats (${set.hash.slice(0, 12)})` : `kernel upload: a profile named ${input.name} exists`,
+      );
+    }
+  });

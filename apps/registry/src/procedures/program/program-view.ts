@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import type { programSelect, versionSummarySelect } from '../../data/programs.js';
+import type { Prisma } from '../../generated/prisma/client.js';
+import { idSchema, iso, isoDate } from '../../schemas.js';
+
+export const programView = z.object({
+  id: idSchema,
+  name: z.string(),
+  description: z.string(),
+  tags: z.array(z.string()),
+  versions: z.number().int(),
+  createdAt: isoDate,
+  updatedAt: isoDate,
+});
+export const versionSummaryView = z.object({
+  id: idSchema,
+  version: z.string(),
+  digest: z.string(),
+  size: z.number().int(),
+  artifactKind: z.string(),
+  /** Always `module-like, no ABI`. */
+  abi: z.string(),
+  publishedAt: isoDate,
+  publishedById: idSchema.nullable(),
+  yanked: z.object({ at: isoDate, reason: z.string() }).nullable(),
+});
+
+export function toProgramView(p: Prisma.ProgramGetPayload<{ select: typeof programSelect }>): z.infer<typeof programView> {
+  return {
+    id: p.id,
+    name: p.name,
+    description: p.description,
+    tags: p.tags,
+    versions: p._count.versions,
+    createdAt: iso(p.createdAt),
+    updatedAt: iso(p.updatedAt),
+  };
+}
+
+export function toVersionSummaryView(v: Prisma.ProgramVersionGetPayload<{ select: typeof versionSummarySelect }>): z.infer<typeof versionSummaryView> {
+  const { yankedAt, yankReason, publishedAt, ...rest } = v;
+  return { ...rest, publishedAt: iso(publishedAt), yanked: yankedAt ? { at: iso(yankedAt), reason: yankReason ?? '' } : null };
+}

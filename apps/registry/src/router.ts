@@ -1,0 +1,53 @@
+import { agentCreateEnrollmentToken } from './procedures/agent/create-enrollment-token.js';
+import { agentEnroll } from './procedures/agent/enroll.js';
+import { agentList } from './procedures/agent/list.js';
+import { agentReportProfile } from './procedures/agent/report-profile.js';
+import { agentRevoke } from './procedures/agent/revoke.js';
+import { agentSetLabels } from './procedures/agent/set-labels.js';
+import { agentSelf } from './procedures/agent/self.js';
+import { auditList } from './procedures/audit/list.js';
+import { authLogin } from './procedures/auth/login.js';
+import { authSetPassword } from './procedures/auth/set-password.js';
+import { health } from './procedures/health.js';
+import { kernelGet } from './procedures/kernel/get.js';
+import { kernelList } from './procedures/kernel/list.js';
+import { kernelUpload } from './procedures/kernel/upload.js';
+import { memberAdd } from './procedures/member/add.js';
+import { memberList } from './procedures/member/list.js';
+import { memberRemove } from './procedures/member/remove.js';
+import { memberSetRole } from './procedures/member/set-role.js';
+import { programGet } from './procedures/program/get.js';
+import { programList } from './procedures/program/list.js';
+import { tenantCreate } from './procedures/tenant/create.js';
+import { tokenCreate } from './procedures/token/create.js';
+import { tokenList } from './procedures/token/list.js';
+import { tokenRevoke } from './procedures/token/revoke.js';
+import { whoami } from './procedures/whoami.js';
+import { createCallerFactory, router } from './trpc.js';
+
+/** Every procedure of the registry API, named `domain.verb`. */
+export const appRouter = router({
+  health,
+  whoami,
+  tenant: router({ create: tenantCreate }),
+  auth: router({ login: authLogin, setPassword: authSetPassword }),
+  token: router({ create: tokenCreate, list: tokenList, revoke: tokenRevoke }),
+  member: router({ add: memberAdd, list: memberList, remove: memberRemove, setRole: memberSetRole }),
+  audit: router({ list: auditList }),
+  agent: router({
+    createEnrollmentToken: agentCreateEnrollmentToken,
+    enroll: agentEnroll,
+    list: agentList,
+    reportProfile: agentReportProfile,
+    revoke: agentRevoke,
+    self: agentSelf,
+    setLabels: agentSetLabels,
+  }),
+  kernel: router({ list: kernelList, get: kernelGet, upload: kernelUpload }),
+  program: router({ list: programList, get: programGet }),
+});
+
+/** The router's type: the only thing of the registry the CLI, agent and web app import (type-only). */
+export type AppRouter = typeof appRouter;
+
+export const createCaller = createCallerFactory(appRouter);

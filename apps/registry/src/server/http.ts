@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import { createContextFactory, type RegistryDeps, type RequestLog } from '../context.js';
+import { appRouter } from '../router.js';
+import type { Logger } from './log.js';
+
+/** The largest request body the API reads (bigger requests get 413 before any work is done). */
+export const defaultMaxBodyBytes = 8 * 1024 * 1024;
+
+export interface HttpServerOptions {
+  deps: RegistryDeps;
+  logger: Logger;
+  maxBodyBytes?: number;
+}
+
+export interface HttpServer {
+  readonly server: Server;
+  /** `http://host:port` once listening. */
+  url(): string;
+  listen(port: number, host: string): Promise<void>;
+  /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes idle sockets. */
+  close(graceMs?: number): Promise<void>;
+}
+
+const logs = new WeakMap<IncomingMessage, RequestLog>();
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** The registry's HTTP server: `/healthz`, `/readyz`, and the tRPC API under `/trpc/`. */
+export function createHttpServer(opts: HttpServerOptions): HttpServer {
+  const maxBodyBytes = opts.maxBodyBytes ?? defaultMaxBodyBytes;
+  const createContext = createContextFactory(opts.deps);
+  const trpc = createHTTPHandler({
+    router: appRouter,
+    basePath: '/trpc/',
+    maxBodySize: maxBodyBytes,
+    createContext: async ({ req }) => {
+      const ctx = await createContext({
+        authorization: req.headers.authorization,
+        ip: req.socket.remoteAddress,
+        requestId: (req.headers['x-request-id'] as string | undefined) ?? randomUUID(),
+      });
+      logs.set(req, ctx.log);
+      return ctx;
+    },
+    onError: ({ error, path }) => {
+      if (error.code === 'INTERNAL_SERVER_ERROR') opts.logger({ level: 'error', procedure: path, error: error.message, stack: error.cause?.stack });
+    },
+  });
+
+  const server = createServer((req, res) => {
+    const started = performance.now();
+    const url = new URL(req.url ?? '/', 'http://registry');
+    res.on('finish', () => {
+      opts.logger({
+        level: 'info',
+        msg: 'request',
+        method: req.method,
+        path: url.pathname.startsWith('/trpc/') ? undefined : url.pathname,
+        procedure: url.pathname.startsWith('/trpc/') ? url.pathname.slice(6) : undefined,
+        tenant: logs.get(req)?.tenant,
+        status: res.statusCode,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+      });
+    });
+    if (url.pathname === '/healthz') return sendJson(res, 200, { ok: true });
+    if (url.pathname === '/readyz') {
+      opts.deps
+        .isReady()
+        .then((ready) => sendJson(res, ready ? 200 : 503, { ready }))
+        .catch((err: Error) => sendJson(res, 503, { ready: false, error: err.message }));
+      return;
+    }
+    if (!url.pathname.startsWith('/trpc/')) return sendJson(res, 404, { error: { message: `not found: ${url.pathname}` } });
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > maxBodyBytes) {
+      // Discard the body unread (bounded by requestTimeout), then answer: a client still sending
+      // would otherwise see a reset instead of the 413.
+      res.setHeader('connection', 'close');
+      req.once('error', () => {});
+      req.once('end', () =>
+        sendJson(res, 413, {
+          error: { message: `request too large: ${declared} bytes, the limit is ${maxBodyBytes}`, data: { code: 'PAYLOAD_TOO_LARGE', httpStatus: 413 } },
+        }),
+      );
+      req.resume();
+      return;
+    }
+    req.url = `${url.pathname}${url.search}`;
+    trpc(req, res);
+  });
+  server.requestTimeout = 60_000;
+  server.headersTimeout = 20_000;
+
+  return {
+    server,
+    url() {
+      const a = server.address() as AddressInfo;
+      return `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
+    },
+    listen: (port, host) =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      }),
+    close: (graceMs = 10_000) =>
+      new Promise((resolve) => {
+        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        timer.unref();
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,144 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureAdminCredential } from '../auth/admin-credential.js';
+import { hashSecret } from '../auth/secrets.js';
+import { createDeps, type RegistryDeps } from '../context.js';
+import { createTenantWithOwner } from '../data/tenants.js';
+import { type Database, openDatabase } from '../db/open.js';
+import { RegistryError } from '../errors.js';
+import { tenantCreateInput } from '../procedures/tenant/create.js';
+import { createHttpServer, type HttpServer } from './http.js';
+import { jsonLogger, type Logger } from './log.js';
+
+export const defaultPort = 4700;
+
+/** Where the registry keeps its data: the data folder, and PostgreSQL when `databaseUrl` is set. */
+export interface StoreOptions {
+  /** Data folder: the PGlite database (unless `databaseUrl`), its lock, the admin credential. */
+  dataDir: string;
+  /** `postgres://…` to use PostgreSQL instead of PGlite. */
+  databaseUrl?: string | undefined;
+}
+
+export interface StartOptions extends StoreOptions {
+  port?: number;
+  host?: string;
+  logger?: Logger;
+  maxBodyBytes?: number;
+}
+
+export interface RunningRegistry {
+  url: string;
+  db: Database;
+  deps: RegistryDeps;
+  http: HttpServer;
+  /** Stops accepting, finishes in-flight requests, closes the database, releases the lock. */
+  close(): Promise<void>;
+}
+
+/** The file a running registry leaves in its data folder so that local tools can find it. */
+export const runningFileName = 'registry.json';
+
+/** The URL of the registry running on `dataDir`, if its process is alive. */
+export function readRunningRegistry(dataDir: string): { url: string; pid: number } | undefined {
+  const path = join(dataDir, runningFileName);
+  if (!existsSync(path)) return undefined;
+  try {
+    const info = JSON.parse(readFileSync(path, 'utf8')) as { url: string; pid: number };
+    process.kill(info.pid, 0);
+    return info;
+  } catch {
+    return undefined;
+  }
+}
+
+async function openAndMigrate(opts: StoreOptions, logger: Logger): Promise<Database> {
+  const db = await openDatabase(opts);
+  try {
+    const applied = await db.migrate();
+    for (const name of applied) logger({ level: 'info', msg: 'migration applied', migration: name });
+    return db;
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+}
+
+/** Opens the database, applies migrations, makes the admin credential, and serves the API. */
+export async function startRegistry(opts: StartOptions): Promise<RunningRegistry> {
+  const logger = opts.logger ?? jsonLogger;
+  const db = await openAndMigrate(opts, logger);
+  let http: HttpServer | undefined;
+  try {
+    await ensureAdminCredential(opts.dataDir, db.prisma);
+    const deps = createDeps(db.prisma, {
+      isReady: async () => {
+        await db.prisma.$queryRaw`SELECT 1`;
+        return (await db.pending()).length === 0;
+      },
+    });
+    const server = createHttpServer({ deps, logger, ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}) });
+    http = server;
+    await server.listen(opts.port ?? defaultPort, opts.host ?? '127.0.0.1');
+    const url = server.url();
+    const runningFile = join(opts.dataDir, runningFileName);
+    writeFileSync(runningFile, JSON.stringify({ url, pid: process.pid }), { mode: 0o600 });
+    logger({ level: 'info', msg: 'registry listening', url, database: db.where });
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      db,
+      deps,
+      http: server,
+      close() {
+        closing ??= (async () => {
+          rmSync(runningFile, { force: true });
+          await server.close();
+          await db.close();
+          logger({ level: 'info', msg: 'registry stopped' });
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    await http?.close(0);
+    await db.close();
+    throw err;
+  }
+}
+
+/** Closes the registry on SIGINT/SIGTERM (a second signal exits at once). */
+export function closeOnSignals(registry: RunningRegistry, onClosed: () => void = () => process.exit(0)): void {
+  let stopping = false;
+  const handler = () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    registry.close().then(onClosed, (err: Error) => {
+      process.stderr.write(`registry: shutdown failed: ${err.message}\n`);
+      process.exit(1);
+    });
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+}
+
+/**
+ * `probeyard admin create-tenant` when no registry runs: opens the database itself (taking the
+ * data-folder lock), migrates, and makes the tenant as the instance admin.
+ */
+export async function createTenantOffline(opts: StoreOptions & { name: string; ownerEmail: string; logger?: Logger }) {
+  const parsed = tenantCreateInput.safeParse({ name: opts.name, ownerEmail: opts.ownerEmail });
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new RegistryError('bad_request', `create tenant: ${issues}`);
+  }
+  const db = await openAndMigrate(opts, opts.logger ?? (() => {}));
+  try {
+    const secret = await ensureAdminCredential(opts.dataDir, db.prisma);
+    const cred = await db.prisma.instanceCredential.findUniqueOrThrow({ where: { hash: hashSecret(secret) }, select: { id: true } });
+    const r = await createTenantWithOwner(db.prisma, { kind: 'admin', id: cred.id }, parsed.data);
+    return { tenant: { id: r.tenant.id, name: r.tenant.name }, owner: r.owner, ownerToken: r.secret };
+  } finally {
+    await db.close();
+  }
+}

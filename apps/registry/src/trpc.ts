@@ -1,0 +1,92 @@
+import { initTRPC, TRPCError } from '@trpc/server';
+import { ZodError } from 'zod';
+import { hasRole, type Role } from './auth/roles.js';
+import type { Context, Principal } from './context.js';
+import { RegistryError, toTrpcError } from './errors.js';
+
+const t = initTRPC.context<Context>().create({
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    return {
+      ...shape,
+      message:
+        cause instanceof RegistryError
+          ? shape.message
+          : error.code === 'PAYLOAD_TOO_LARGE'
+            ? 'request too large: the body exceeds the size limit'
+            : error.code === 'INTERNAL_SERVER_ERROR'
+              ? // Database and library messages stay in the server log, not in answers.
+                'internal error (see the registry log)'
+              : shape.message,
+      data: {
+        ...shape.data,
+        // The domain code, for clients to branch on; zod issues for bad input.
+        registryCode: cause instanceof RegistryError ? cause.code : undefined,
+        issues: cause instanceof ZodError ? cause.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) : undefined,
+        stack: undefined,
+      },
+    };
+  },
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+// RegistryErrors thrown by a procedure or the data layer become the tRPC error of the code table.
+const mapErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof RegistryError) throw toTrpcError(result.error.cause);
+  return result;
+});
+
+function unauthorized(principal: Principal, needed: string): TRPCError {
+  const message =
+    principal.kind === 'invalid'
+      ? `unauthorized: ${principal.reason}`
+      : principal.kind === 'anonymous'
+        ? `unauthorized: this needs ${needed}; pass a token (Authorization: Bearer …)`
+        : `unauthorized: this needs ${needed}, not ${principal.kind === 'user' ? 'a user token' : `an ${principal.kind} credential`}`;
+  return new TRPCError({ code: 'UNAUTHORIZED', message });
+}
+
+type UserPrincipal = Extract<Principal, { kind: 'user' }>;
+type AgentPrincipal = Extract<Principal, { kind: 'agent' }>;
+type AdminPrincipal = Extract<Principal, { kind: 'admin' }>;
+
+/*
+ * Authorization happens here and nowhere else: every procedure is built from exactly one of these.
+ */
+
+/** Anyone. */
+export const publicProcedure = t.procedure.use(mapErrors);
+
+/** A user token of a member with at least `role` in the token's tenant. */
+export function userProcedure(role: Role) {
+  return publicProcedure.use(({ ctx, next }) => {
+    const p = ctx.principal;
+    if (p.kind !== 'user') throw unauthorized(p, 'a user token');
+    ctx.log.tenant = p.tenantName;
+    if (!hasRole(p.role, role)) {
+      throw new TRPCError({ code: 'FORBIDDEN', message: `forbidden: this needs the ${role} role, the token has ${p.role}` });
+    }
+    return next({ ctx: { ...ctx, principal: p as UserPrincipal, tenantId: p.tenantId } });
+  });
+}
+
+/** An enrolled agent's credential. */
+export const agentProcedure = publicProcedure.use(({ ctx, next }) => {
+  const p = ctx.principal;
+  if (p.kind !== 'agent') throw unauthorized(p, 'an agent credential');
+  ctx.log.tenant = p.tenantId;
+  return next({ ctx: { ...ctx, principal: p as AgentPrincipal, tenantId: p.tenantId } });
+});
+
+/** The instance admin credential (from the data folder). */
+export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
+  const p = ctx.principal;
+  if (p.kind !== 'admin') throw unauthorized(p, 'the instance admin credential');
+  return next({ ctx: { ...ctx, principal: p as AdminPrincipal } });
+});
+
+export type UserContext = Context & { principal: UserPrincipal; tenantId: string };
+export type AgentContext = Context & { principal: AgentPrincipal; tenantId: string };

@@ -1,0 +1,181 @@
+// Test harness: a migrated registry database on PGlite (a temp data folder) or on the PostgreSQL
+// server at 127.0.0.1:5432 (a database of its own per run, dropped after), and callers that go
+// through the real context creation and router (`createCaller`).
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { vi } from 'vitest';
+import pg from 'pg';
+import { ensureAdminCredential } from '../src/auth/admin-credential.js';
+import { FailureLimiter } from '../src/auth/rate-limit.js';
+import { type Context, createContextFactory, createDeps, type RegistryDeps } from '../src/context.js';
+import { type Database, openDatabase } from '../src/db/open.js';
+import { createCaller } from '../src/router.js';
+import { pgliteTemplate } from '../src/testing.js';
+
+export { pgliteTemplate };
+
+// Opening PGlite takes seconds, and much longer on a loaded 2-core machine: generous limits for
+// every file that uses this harness.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 600_000 });
+
+export type Backend = 'pglite' | 'postgres';
+
+/** Where tests find PostgreSQL (a maintenance database to create and drop test databases from). */
+export const postgresAdminUrl = process.env.PROBEYARD_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+async function probePostgres(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: postgresAdminUrl, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return undefined;
+  } catch (err) {
+    return `PostgreSQL at ${postgresAdminUrl.replace(/\/\/[^@]*@/, '//')} does not answer (${(err as Error).message})`;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** Why PostgreSQL tests skip, or undefined when the server answers. Printed once per file. */
+export const postgresSkipReason = await probePostgres();
+if (postgresSkipReason) console.warn(`skipping PostgreSQL tests: ${postgresSkipReason}`);
+
+export const backends: Backend[] = ['pglite', 'postgres'];
+
+export function skipReason(backend: Backend): string | undefined {
+  return backend === 'postgres' ? postgresSkipReason : undefined;
+}
+
+export type Caller = ReturnType<typeof createCaller>;
+
+export interface Harness {
+  backend: Backend;
+  db: Database;
+  dataDir: string;
+  deps: RegistryDeps;
+  adminSecret: string;
+  createContext: (auth?: string) => Promise<Context>;
+  /** A caller authenticated by `secret` (anonymous when undefined). */
+  caller(secret?: string, ip?: string): Promise<Caller>;
+  admin(): Promise<Caller>;
+  /** A new tenant with a unique name; returns its owner's token and caller. */
+  tenant(prefix?: string): Promise<{ id: string; name: string; ownerToken: string; ownerId: string; owner: Caller }>;
+  /** A member of `tenant` with `role` and a token of that role. */
+  member(tenantOwner: Caller, role: 'owner' | 'admin' | 'publisher' | 'viewer', password?: string): Promise<{ userId: string; email: string; token: string; caller: Caller }>;
+  /** Row counts of every table, to assert that a refused request wrote nothing. */
+  counts(): Promise<Record<string, number>>;
+  close(): Promise<void>;
+}
+
+let seq = 0;
+export function unique(prefix: string): string {
+  seq++;
+  return `${prefix}-${process.pid}-${Date.now().toString(36)}-${seq}`;
+}
+
+/** A fresh PostgreSQL database of its own (`probeyard_test_<pid>_<random>`); `drop` removes it. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `probeyard_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = new pg.Client({ connectionString: postgresAdminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(postgresAdminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: postgresAdminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** A database of its own on `backend`, not yet migrated; `drop` removes it and its data folder. */
+export async function openTestDatabase(backend: Backend, migrations?: string): Promise<{ db: Database; dataDir: string; drop(): Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), `probeyard-registry-${backend}-`));
+  let dbName: string | undefined;
+  let db: Database;
+  if (backend === 'postgres') {
+    dbName = `probeyard_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+    const admin = new pg.Client({ connectionString: postgresAdminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${dbName}"`);
+    await admin.end();
+    const url = new URL(postgresAdminUrl);
+    url.pathname = `/${dbName}`;
+    db = await openDatabase({ dataDir, databaseUrl: url.toString(), ...(migrations ? { migrations } : {}) });
+  } else {
+    cpSync(await pgliteTemplate(), join(dataDir, 'pglite'), { recursive: true });
+    db = await openDatabase({ dataDir, ...(migrations ? { migrations } : {}) });
+  }
+  return {
+    db,
+    dataDir,
+    async drop() {
+      await db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      if (dbName) {
+        const admin = new pg.Client({ connectionString: postgresAdminUrl });
+        await admin.connect();
+        await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+        await admin.end();
+      }
+    },
+  };
+}
+
+export async function openHarness(backend: Backend): Promise<Harness> {
+  const { db, dataDir, drop } = await openTestDatabase(backend);
+  await db.migrate();
+  const adminSecret = await ensureAdminCredential(dataDir, db.prisma);
+  const deps = createDeps(db.prisma, { loginLimiter: new FailureLimiter(5, 60_000) });
+  const factory = createContextFactory(deps);
+  const createContext = (auth?: string, ip?: string) => factory({ authorization: auth ? `Bearer ${auth}` : undefined, ip: ip ?? '10.0.0.1' });
+  const caller = async (secret?: string, ip?: string) => createCaller(await createContext(secret, ip));
+  const h: Harness = {
+    backend,
+    db,
+    dataDir,
+    deps,
+    adminSecret,
+    createContext,
+    caller,
+    admin: () => caller(adminSecret),
+    async tenant(prefix = 'acme') {
+      const name = unique(prefix).toLowerCase();
+      const r = await (await h.admin()).tenant.create({ name, ownerEmail: `owner@${name}.example` });
+      return { id: r.tenant.id, name, ownerToken: r.ownerToken, ownerId: r.owner.id, owner: await caller(r.ownerToken) };
+    },
+    async member(owner, role, password) {
+      const email = `${unique(role)}@example.com`.toLowerCase();
+      const { member } = await owner.member.add({ email, role, ...(password ? { password } : {}) });
+      // A token of exactly that role for the member, made in the data layer.
+      const ctx = await owner.whoami();
+      const { createToken } = await import('../src/data/tokens.js');
+      const { secret } = await db.prisma.$transaction((tx) =>
+        createToken(tx, { tenantId: ctx.tenant.id, userId: member.userId, kind: 'api', name: 'test', role, expiresAt: null }),
+      );
+      return { userId: member.userId, email, token: secret, caller: await caller(secret) };
+    },
+    async counts() {
+      const p = db.prisma;
+      const [tenants, users, memberships, tokens, audit, agents, enrollments, programs] = await Promise.all([
+        p.tenant.count(),
+        p.user.count(),
+        p.membership.count(),
+        p.apiToken.count(),
+        p.auditEntry.count(),
+        p.agent.count(),
+        p.enrollmentToken.count(),
+        p.program.count(),
+      ]);
+      return { tenants, users, memberships, tokens, audit, agents, enrollments, programs };
+    },
+    close: drop,
+  };
+  return h;
+}
