@@ -183,8 +183,8 @@ describe('synthetic objects', () => {
   it('a legacy map definition longer than bpf_map_def with zero padding reads', () => {
     const data = new Uint8Array(56);
     const v = new DataView(data.buffer);
-    [1, 4, 8, 16, 0].forEach((x, i) => v.setUint32(i * 4, x, true));
-    [2, 4, 4, 1, 0].forEach((x, i) => v.setUint32(28 + i * 4, x, true));
+    for (const [i, x] of [1, 4, 8, 16, 0].entries()) v.setUint32(i * 4, x, true);
+    for (const [i, x] of [2, 4, 4, 1, 0].entries()) v.setUint32(28 + i * 4, x, true);
     const spec = readBpfObject(buildElf({ sections: [{ name: 'maps', flags: 3, data }], symbols: [{ name: 'a', section: 'maps', type: 1, value: 0 }, { name: 'b', section: 'maps', type: 1, value: 28 }] }));
     expect(spec.maps.map((m) => [m.name, m.type, m.keySize, m.valueSize, m.maxEntries])).toEqual([
       ['a', 1, 4, 8, 16],

@@ -1,6 +1,7 @@
+import { helperName as isaHelperName } from '@probeyard/isa';
+
 /**
- * Kernel helper ids (`enum bpf_func_id`, `BPF_FUNC_*`) of the helpers the VM provides, and the
- * names of a few more so a load error can name a helper it refuses.
+ * Kernel helper ids (`enum bpf_func_id`, `BPF_FUNC_*`) of the helpers the VM provides.
  */
 export const HelperId = {
   mapLookupElem: 1,
@@ -30,54 +31,9 @@ export const HelperId = {
 } as const;
 export type HelperId = (typeof HelperId)[keyof typeof HelperId];
 
-const names: Record<number, string> = {
-  1: 'bpf_map_lookup_elem',
-  2: 'bpf_map_update_elem',
-  3: 'bpf_map_delete_elem',
-  4: 'bpf_probe_read',
-  5: 'bpf_ktime_get_ns',
-  6: 'bpf_trace_printk',
-  7: 'bpf_get_prandom_u32',
-  8: 'bpf_get_smp_processor_id',
-  9: 'bpf_skb_store_bytes',
-  10: 'bpf_l3_csum_replace',
-  11: 'bpf_l4_csum_replace',
-  12: 'bpf_tail_call',
-  13: 'bpf_clone_redirect',
-  14: 'bpf_get_current_pid_tgid',
-  15: 'bpf_get_current_uid_gid',
-  16: 'bpf_get_current_comm',
-  17: 'bpf_get_cgroup_classid',
-  22: 'bpf_perf_event_read',
-  23: 'bpf_redirect',
-  25: 'bpf_perf_event_output',
-  26: 'bpf_skb_load_bytes',
-  27: 'bpf_get_stackid',
-  35: 'bpf_get_current_task',
-  45: 'bpf_probe_read_str',
-  51: 'bpf_redirect_map',
-  58: 'bpf_override_return',
-  67: 'bpf_get_stack',
-  80: 'bpf_get_current_cgroup_id',
-  93: 'bpf_spin_lock',
-  94: 'bpf_spin_unlock',
-  112: 'bpf_probe_read_user',
-  113: 'bpf_probe_read_kernel',
-  114: 'bpf_probe_read_user_str',
-  115: 'bpf_probe_read_kernel_str',
-  125: 'bpf_ktime_get_boot_ns',
-  130: 'bpf_ringbuf_output',
-  131: 'bpf_ringbuf_reserve',
-  132: 'bpf_ringbuf_submit',
-  133: 'bpf_ringbuf_discard',
-  134: 'bpf_ringbuf_query',
-  158: 'bpf_get_current_task_btf',
-  165: 'bpf_snprintf',
-  177: 'bpf_trace_vprintk',
-  181: 'bpf_loop',
-};
 
-/** The kernel's name of helper `id` (`bpf_map_lookup_elem`), or `helper #<id>`. */
+/** The kernel's name of helper `id` (`bpf_map_lookup_elem`, from packages/isa's table), or `helper #<id>`. */
 export function helperName(id: number): string {
-  return names[id] ?? `helper #${id}`;
+  const name = isaHelperName(id);
+  return name === undefined ? `helper #${id}` : `bpf_${name}`;
 }

@@ -1,4 +1,4 @@
-export {};
+
 
 // Kernel profile from an events/ directory.
 export { readEventsTree } from './events-tree.js';

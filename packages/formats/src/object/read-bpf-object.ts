@@ -64,7 +64,7 @@ function placeBtfExt(elf: ElfFile, btf: BtfSpec, ext: BtfExt, index: ProgramInde
   for (const sec of ext.coreRelocations) {
     for (const record of sec.records) {
       const { program, insnIndex } = locate(sec.section, record.byteOffset, 'core relocation');
-      let access;
+      let access: ReturnType<typeof resolveCoreAccess> | undefined;
       let error: FormatError | undefined;
       try {
         access = resolveCoreAccess(btf, record);

@@ -113,7 +113,7 @@ export class BtfBuilder {
     v.setUint32(12, typeLen, littleEndian);
     v.setUint32(16, typeLen, littleEndian);
     v.setUint32(20, strLen, littleEndian);
-    words.forEach((w, i) => v.setUint32(24 + i * 4, w >>> 0, littleEndian));
+    for (const [i, w] of words.entries()) v.setUint32(24 + i * 4, w >>> 0, littleEndian);
     out.set(this.#strings, 24 + typeLen);
     return out;
   }
@@ -149,6 +149,6 @@ export function buildBtfExt(
   v.setUint32(20, l.length * 4, littleEndian);
   v.setUint32(24, (f.length + l.length) * 4, littleEndian);
   v.setUint32(28, c.length * 4, littleEndian);
-  words.forEach((w, i) => v.setUint32(32 + i * 4, w >>> 0, littleEndian));
+  for (const [i, w] of words.entries()) v.setUint32(32 + i * 4, w >>> 0, littleEndian);
   return out;
 }
