@@ -1,14 +1,25 @@
 import type { Command } from './command.js';
 import { asmCommand } from './commands/asm.js';
+import { conformancePluginCommand } from './commands/conformance-plugin.js';
 import { demoCommand } from './commands/demo.js';
 import { disasmCommand } from './commands/disasm.js';
+import { reportCommand } from './commands/report.js';
+import { adminCommand } from './commands/admin.js';
+import { loginCommand } from './commands/login.js';
+import { serveCommand } from './commands/serve.js';
+import { tokensCommand } from './commands/tokens.js';
+import { verifyCommand } from './commands/verify.js';
+import { compatCommand } from './commands/compat.js';
+import { diffFormatsCommand } from './commands/diff-formats.js';
+import { inspectCommand } from './commands/inspect.js';
+import { runCommand } from './commands/run.js';
 import { CliError, type CliIo, ExitCode, processIo } from './io.js';
 
 export { CliError, type CliIo, ExitCode } from './io.js';
 export type { Command } from './command.js';
 
 /** Every subcommand, in the order `--help` lists them. */
-export const commands: readonly Command[] = [asmCommand, disasmCommand, demoCommand];
+export const commands: readonly Command[] = [asmCommand, disasmCommand, verifyCommand, reportCommand, demoCommand, conformancePluginCommand, serveCommand, adminCommand, loginCommand, tokensCommand, inspectCommand, compatCommand, diffFormatsCommand, runCommand];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

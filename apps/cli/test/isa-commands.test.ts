@@ -1,36 +1,13 @@
 // asm, disasm and demo through run(argv, io) with a buffer io.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { type CliIo, run } from '../src/main.js';
+import { run } from '../src/main.js';
+import { bufferIo as makeIo } from './support/buffer-io.js';
 
-interface BufferIo extends CliIo {
-  out: string;
-  err: string;
-  files: Map<string, Uint8Array | string>;
-}
+const bufferIo = (files: Record<string, string | Uint8Array> = {}, stdin: string | Uint8Array = '') => makeIo({ files, stdin });
 
-function bufferIo(files: Record<string, string | Uint8Array> = {}, stdin: string | Uint8Array = ''): BufferIo {
-  const io: BufferIo = {
-    out: '',
-    err: '',
-    files: new Map(Object.entries(files)),
-    stdout: (t) => {
-      io.out += t;
-    },
-    stderr: (t) => {
-      io.err += t;
-    },
-    readStdin: async () => (typeof stdin === 'string' ? new TextEncoder().encode(stdin) : stdin),
-    readFile: async (path) => {
-      const f = io.files.get(path);
-      if (f === undefined) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
-      return typeof f === 'string' ? new TextEncoder().encode(f) : f;
-    },
-    writeFile: async (path, data) => {
-      io.files.set(path, data);
-    },
-  };
-  return io;
-}
 
 const program = 'mov %r0, 0\nadd32 %r0, 1\nexit\n';
 const programHex = 'b7 00 00 00 00 00 00 00\n04 00 00 00 01 00 00 00\n95 00 00 00 00 00 00 00\n';
@@ -143,10 +120,10 @@ describe('probeyard disasm', () => {
     expect(odd.err).toBe('probeyard disasm: truncated: 3 bytes is not a multiple of 8 (3 left over)\n');
   });
 
-  it('says clearly that ELF objects are not supported yet', async () => {
+  it('refuses a truncated ELF header, naming the reader phase', async () => {
     const io = bufferIo({ 'x.o': new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]) });
     expect(await run(['disasm', 'x.o'], io)).toBe(2);
-    expect(io.err).toMatch(/^probeyard disasm: ELF objects are not supported yet: extract a section with llvm-objcopy/);
+    expect(io.err).toMatch(/^probeyard disasm: read elf: /);
   });
 
   it('refuses bad hex', async () => {
@@ -175,5 +152,23 @@ describe('probeyard demo', () => {
     const io = bufferIo();
     expect(await run(['demo', '--examples', '/nonexistent'], io)).toBe(1);
     expect(io.err).toBe('probeyard demo: cannot find examples/sched-switch-count.s in /nonexistent\n');
+  });
+});
+
+describe('probeyard disasm of an ELF object', () => {
+  const object = join(dirname(fileURLToPath(import.meta.url)), '../../../packages/formats/test/fixtures/objects/sched_trace.o');
+  const bytes = new Uint8Array(readFileSync(object));
+
+  it('prints each program with its section and marks relocated instructions', async () => {
+    const io = bufferIo({ 'sched_trace.o': bytes });
+    expect(await run(['disasm', 'sched_trace.o'], io)).toBe(0);
+    expect(io.out).toMatch(/^program \S+ {2}section tracepoint\/sched\/sched_switch/m);
+    expect(io.out).toMatch(/^ +\d+: {2}r\d = 0 ll +# reloc: map \w+$/m);
+  });
+
+  it('refuses a cut object with exit code 2 and the phase in the message', async () => {
+    const io = bufferIo({ 'cut.o': bytes.slice(0, 100) });
+    expect(await run(['disasm', 'cut.o'], io)).toBe(2);
+    expect(io.err).toMatch(/^probeyard disasm: read elf: /);
   });
 });

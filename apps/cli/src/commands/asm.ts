@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type AssembledProgram, type AssemblerSyntax, assemble, encode, type FieldLayout, type FieldResolver, IsaError } from '@probeyard/isa';
+import { isFormatError, parseEventFormat } from '@probeyard/formats';
 import type { Command } from '../command.js';
 import { CliError, type CliIo, ExitCode } from '../io.js';
 
@@ -41,15 +42,12 @@ export function isaFailure(err: unknown): never {
   throw err;
 }
 
-/**
- * Reads the field layouts of one tracefs format file (`field:TYPE NAME; offset:N; size:N; signed:N;`).
- * Just enough for the CLI until it uses @probeyard/formats.
- */
+/** The field layouts of one tracefs format file, parsed by @probeyard/formats. */
 export function readFormatFields(text: string): Map<string, FieldLayout> {
+  const format = parseEventFormat(text);
   const fields = new Map<string, FieldLayout>();
-  for (const m of text.matchAll(/field:([^;]*);\s*offset:(\d+);\s*size:(\d+);\s*signed:(\d+);/g)) {
-    const name = /(\w+)(\[[^\]]*\])?\s*$/.exec(m[1]!)?.[1];
-    if (name) fields.set(name, { byteOffset: Number(m[2]), size: Number(m[3]), signed: m[4] === '1' });
+  for (const f of [...format.commonFields, ...format.fields]) {
+    fields.set(f.name, { byteOffset: f.byteOffset, size: f.size, signed: f.signed ?? false });
   }
   return fields;
 }
@@ -62,7 +60,13 @@ export function eventsTreeResolver(dir: string): FieldResolver {
   return (event, field) => {
     if (!cache.has(event)) {
       const system = systems.find((s) => existsSync(join(dir, s.name, event, 'format')));
-      cache.set(event, system ? readFormatFields(readFileSync(join(dir, system.name, event, 'format'), 'utf8')) : undefined);
+      const path = system ? join(dir, system.name, event, 'format') : undefined;
+      try {
+        cache.set(event, path ? readFormatFields(readFileSync(path, 'utf8')) : undefined);
+      } catch (err) {
+        if (isFormatError(err)) throw new CliError(`${path}: ${err.message}`, ExitCode.usage);
+        throw err;
+      }
     }
     return cache.get(event)?.get(field);
   };

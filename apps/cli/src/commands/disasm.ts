@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { isFormatError, readBpfObject } from '@probeyard/formats';
 import { decode, disassemble, type Instruction, type Syntax } from '@probeyard/isa';
 import type { Command } from '../command.js';
 import { CliError, ExitCode } from '../io.js';
@@ -7,7 +8,8 @@ import { isaFailure, readInput } from './asm.js';
 const help = `usage: probeyard disasm FILE|- [--hex] [--syntax llvm|conformance] [--labels]
 
 Disassembles raw eBPF instruction bytes (8 a slot, little-endian) into text that assembles back to
-the same bytes.
+the same bytes. A BPF ELF object (clang -target bpf) is read whole: each program and subprogram is
+printed with its section, and each instruction that an ELF relocation patches is marked.
 
   FILE|-        the bytes; - reads standard input
   --hex         the input is hex text (bytes as two hex digits, any spacing, # and // comments);
@@ -15,8 +17,6 @@ the same bytes.
   --syntax S    llvm (default, as llvm-objdump prints it) or conformance (bpf_conformance)
   --labels      name jump targets (L<slot>:) instead of printing +N offsets
 
-ELF objects are not supported yet: extract a section with
-  llvm-objcopy -O binary --only-section=SECTION OBJECT OUT
 Exit codes: 0 disassembled, 2 unusable input or options.`;
 
 /** Parses hex text: pairs of hex digits with any blanks, `#`/`//` comments and optional 0x prefixes. */
@@ -73,10 +73,8 @@ export const disasmCommand: Command = {
     if (syntax !== 'llvm' && syntax !== 'conformance') throw new CliError(`unknown syntax '${values.syntax}' (llvm or conformance)`);
     const input = await readInput(io, positionals[0]!);
     if (input.length >= 4 && input[0] === 0x7f && input[1] === 0x45 && input[2] === 0x4c && input[3] === 0x46) {
-      throw new CliError(
-        'ELF objects are not supported yet: extract a section with llvm-objcopy -O binary --only-section=SECTION OBJECT OUT, then disassemble OUT',
-        ExitCode.usage,
-      );
+      io.stdout(disassembleObject(input, syntax, values.labels));
+      return ExitCode.ok;
     }
     const bytes = values.hex || looksLikeHexText(input) ? parseHexText(new TextDecoder().decode(input)) : input;
     let insns: Instruction[];
@@ -89,3 +87,50 @@ export const disasmCommand: Command = {
     return ExitCode.ok;
   },
 };
+
+/** Disassembles every program and subprogram of a BPF ELF object, relocations marked. */
+export function disassembleObject(bytes: Uint8Array, syntax: Syntax, labels: boolean): string {
+  let object: ReturnType<typeof readBpfObject>;
+  try {
+    object = readBpfObject(bytes);
+  } catch (err) {
+    if (isFormatError(err)) throw new CliError(err.message, ExitCode.usage);
+    throw err;
+  }
+  if (!object.littleEndian) {
+    throw new CliError('big-endian objects (clang -target bpfeb) cannot be disassembled yet: only little-endian instructions are decoded', ExitCode.usage);
+  }
+  const out: string[] = [];
+  for (const program of [...object.programs, ...object.subprograms]) {
+    const kind = program.isSubprogram ? 'subprogram' : 'program';
+    out.push(`${kind} ${program.name}  section ${program.section}  ${program.insnCount} slots`);
+    let insns: Instruction[];
+    try {
+      insns = decode(program.instructions);
+    } catch (err) {
+      isaFailure(err);
+    }
+    const notes = new Map<number, string>();
+    for (const r of program.relocations) {
+      const what =
+        r.kind === 'map' ? `map ${r.map}` : r.kind === 'global-data' ? `${r.section}+${r.dataByteOffset}` : r.kind === 'extern' ? `extern ${r.symbol}` : `${r.kind} ${r.target}`;
+      notes.set(r.insnIndex, what);
+    }
+    const lines = disassemble(insns, { syntax, labels }).trimEnd().split('\n');
+    // One line per instruction (labels add lines of their own, ending in ':').
+    let slot = 0;
+    for (const line of lines) {
+      if (line.endsWith(':')) {
+        out.push(line);
+        continue;
+      }
+      const insn = insns[slot];
+      const note = insn ? notes.get(insn.insnIndex) : undefined;
+      const text = `${String(insn?.insnIndex ?? slot).padStart(6)}:  ${line}`;
+      out.push(note ? `${text.padEnd(48)}  # reloc: ${note}` : text);
+      slot++;
+    }
+    out.push('');
+  }
+  return `${out.join('\n')}`;
+}

@@ -1,0 +1,85 @@
+import { parseArgs } from 'node:util';
+import { checkCompat, layoutHash, layoutOf, profileFormat, type Verdict, verdictSummary } from '@probeyard/compat';
+import type { Command } from '../command.js';
+import { CliError, ExitCode } from '../io.js';
+import { loadProfile, loadSpecFile } from './inspect.js';
+
+const help = `usage: probeyard compat PROGRAM --kernel DIR|FILE [--kernel …] [--built-against DIR|FILE]
+                       [--pin-to DIR|FILE] [--json]
+
+Computes on which kernels a program runs: relocates every field it reads for each kernel's own
+format files, verifies it again there, and prints one verdict a kernel with its reasons:
+compatible (same layout), relocated (runs after relocation), incompatible (why), unknown (the
+kernel's profile lacks an event the program attaches to).
+
+  PROGRAM                  a BPF ELF object or Probeyard assembly
+  --kernel DIR|FILE        a kernel profile: an events/ tree (DIR), a tarball of one, a trace.dat
+                           (FILE), or live (this machine's tracefs); repeat for more kernels
+  --built-against DIR|FILE formats the program was built for (names hard-coded offsets)
+  --pin-to DIR|FILE        a program with unnamed hard-coded offsets runs only where each event's
+                           layout equals this kernel's
+  --json                   print the verdicts as JSON
+
+Exit codes: 0 runs on every kernel given, 1 refused or unknown on some, 2 unusable input.`;
+
+function row(name: string, v: Verdict): string[] {
+  const lines = [`${name}  ${v.status}`];
+  for (const p of v.programs) {
+    for (const r of p.reasons) lines.push(`    ${r.kind}: ${r.text}`);
+    for (const c of p.changes) lines.push(`    relocated ${p.program}: ${c}`);
+    for (const f of p.absentFields) lines.push(`    ${p.program}: field ${f} absent (guarded by field exists)`);
+  }
+  return lines;
+}
+
+export const compatCommand: Command = {
+  name: 'compat',
+  summary: 'verdict of a program on kernel profiles: compatible, relocated, incompatible, unknown',
+  help,
+  async run(args, io) {
+    const parsed = (() => {
+    try {
+      return parseArgs({
+        args,
+        allowPositionals: true,
+        options: {
+          kernel: { type: 'string', multiple: true },
+          'built-against': { type: 'string' },
+          'pin-to': { type: 'string' },
+          json: { type: 'boolean', default: false },
+        },
+      });
+    } catch (err) {
+      throw new CliError(`${(err as Error).message}\n\n${help}`);
+    }
+    })();
+    const { values, positionals } = parsed;
+    if (positionals.length !== 1) throw new CliError(`expected one PROGRAM, got ${positionals.length}\n\n${help}`);
+    const kernels = values.kernel ?? [];
+    if (kernels.length === 0) throw new CliError(`at least one --kernel DIR|FILE is needed\n\n${help}`);
+    const spec = await loadSpecFile(io, positionals[0]!, values['built-against']);
+    if (values['pin-to'] !== undefined) {
+      const pin = await loadProfile(values['pin-to']);
+      for (const p of spec.programs) {
+        if (p.attach.kind !== 'tracepoint') continue;
+        const key = `${p.attach.system}/${p.attach.event}`;
+        const format = profileFormat(pin, key);
+        if (format) spec.pinnedLayouts[key] = layoutHash(layoutOf(format));
+      }
+    }
+    const results: { kernel: string; release: string; verdict: Verdict }[] = [];
+    for (const k of kernels) {
+      const profile = await loadProfile(k);
+      results.push({ kernel: k, release: profile.release, verdict: checkCompat(spec, profile) });
+    }
+    if (values.json) {
+      const out = results.map((r) => ({ kernel: r.kernel, release: r.release, ...verdictSummary(r.verdict) }));
+      io.stdout(`${JSON.stringify({ digest: spec.digest, verdicts: out }, null, 2)}\n`);
+    } else {
+      const lines = [`program ${positionals[0]} (sha256 ${spec.digest.slice(0, 16)}…), module-like, no ABI`];
+      for (const r of results) lines.push(...row(r.release ? `${r.kernel} (${r.release})` : r.kernel, r.verdict));
+      io.stdout(`${lines.join('\n')}\n`);
+    }
+    return results.every((r) => r.verdict.status === 'compatible' || r.verdict.status === 'relocated') ? ExitCode.ok : ExitCode.refused;
+  },
+};

@@ -1,0 +1,98 @@
+import { parseArgs } from 'node:util';
+import {
+  buildManifest,
+  CompatError,
+  formatManifest,
+  type KernelProfile,
+  type ProgramSpec,
+  profileFormat,
+  readProgramSpec,
+  specToJson,
+} from '@probeyard/compat';
+import { readProfile } from '@probeyard/compat/node';
+import type { EventFormat } from '@probeyard/formats';
+import type { Command } from '../command.js';
+import { CliError, type CliIo, ExitCode } from '../io.js';
+import { readInput } from './asm.js';
+
+const help = `usage: probeyard inspect PROGRAM [--built-against DIR|FILE] [--json]
+
+Shows the spec of a tracing program (programs, attach points, maps, license, digest) and its
+manifest: every event it attaches to and every field it reads, by name, with the offset, size
+and signedness it was built for and where the name came from (CO-RE, assembly symbol, or the
+verifier matched against --built-against). Reads nothing names are listed as layout-pinned.
+
+  PROGRAM                  a BPF ELF object (clang -target bpf) or Probeyard assembly; - reads stdin
+  --built-against DIR|FILE the kernel the program was built for: an events/ tree, a tarball of one
+                           or a trace.dat; assembly symbols resolve against it and hard-coded
+                           offsets are named from it
+  --json                   print { spec, manifest } as JSON
+
+Exit codes: 0 shown, 2 unusable input.`;
+
+/** Turns a CompatError into a usage CliError (the message names what is wrong). */
+export function compatFailure(err: unknown): never {
+  if (err instanceof CompatError) throw new CliError(err.message, err.code === 'not-found' ? ExitCode.usage : ExitCode.usage);
+  throw err;
+}
+
+/** Reads a profile (events tree, tarball, trace.dat or `live`), as a CLI error when it cannot. */
+export async function loadProfile(path: string): Promise<KernelProfile> {
+  try {
+    return await readProfile(path);
+  } catch (e) {
+    compatFailure(e);
+  }
+}
+
+/** The formats of every event a profile has (build-time formats of a program). */
+export function profileFormats(profile: KernelProfile): EventFormat[] {
+  return [...profile.events.keys()].map((k) => profileFormat(profile, k)).filter((f): f is EventFormat => f !== undefined);
+}
+
+/** Reads PROGRAM as a spec, with the build-time formats of `builtAgainst` when given. */
+export async function loadSpecFile(io: CliIo, path: string, builtAgainst: string | undefined): Promise<ProgramSpec> {
+  const bytes = await readInput(io, path);
+  const buildFormats = builtAgainst === undefined ? [] : profileFormats(await loadProfile(builtAgainst));
+  try {
+    return await readProgramSpec(bytes, { buildFormats });
+  } catch (e) {
+    compatFailure(e);
+  }
+}
+
+function formatSpec(spec: ProgramSpec): string {
+  const lines = [`${spec.sourceKind === 'elf' ? 'BPF ELF object' : 'Probeyard assembly'}, ${spec.byteLength} bytes, license ${spec.license ?? 'none'}`];
+  lines.push('maps:');
+  for (const m of spec.maps) {
+    const global = m.globalSection ? ` (global data ${m.globalSection})` : '';
+    lines.push(`  ${m.name}: ${m.typeName}, key ${m.keySize}, value ${m.valueSize}, entries ${m.maxEntries}${global}`);
+  }
+  if (spec.maps.length === 0) lines.push('  none');
+  return `${lines.join('\n')}\n`;
+}
+
+export const inspectCommand: Command = {
+  name: 'inspect',
+  summary: 'show a program spec and its manifest (events, fields read by name, helpers, maps)',
+  help,
+  async run(args, io) {
+    const parsed = (() => {
+    try {
+      return parseArgs({ args, allowPositionals: true, options: { 'built-against': { type: 'string' }, json: { type: 'boolean', default: false } } });
+    } catch (err) {
+      throw new CliError(`${(err as Error).message}\n\n${help}`);
+    }
+    })();
+    const { values, positionals } = parsed;
+    if (positionals.length !== 1) throw new CliError(`expected one PROGRAM, got ${positionals.length}\n\n${help}`);
+    const spec = await loadSpecFile(io, positionals[0]!, values['built-against']);
+    const manifest = buildManifest(spec);
+    if (values.json) {
+      io.stdout(`${JSON.stringify({ spec: specToJson(spec), manifest }, null, 2)}\n`);
+      return ExitCode.ok;
+    }
+    io.stdout(formatSpec(spec) + formatManifest(manifest));
+    return ExitCode.ok;
+  },
+};

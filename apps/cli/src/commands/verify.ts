@@ -1,0 +1,177 @@
+import { parseArgs } from 'node:util';
+import { type EventFormat, FormatError, findField, parseEventFormat, readBpfObject } from '@probeyard/formats';
+import { assemble, encode, IsaError } from '@probeyard/isa';
+import {
+  type MapDef,
+  type VerifyOptions,
+  type VerifyResult,
+  VerifierError,
+  linkObjectProgram,
+  parseHexProgram,
+  verify,
+} from '@probeyard/verifier';
+import type { Command } from '../command.js';
+import { CliError, type CliIo, ExitCode } from '../io.js';
+import { readInput } from './asm.js';
+
+const help = `usage: probeyard verify FILE|- [--hex] [--program NAME] [--event SYSTEM/NAME --formats PATH]
+                        [--json] [--log 1|2] [--unprivileged]
+
+Checks that a tracepoint program is safe, as the kernel's verifier would (BPF_PROG_TYPE_TRACEPOINT,
+root), and lists every read of the event record by field.
+
+  FILE|-          a BPF ELF object (clang -target bpf), Probeyard assembly, or with --hex raw
+                  instructions as hex text; - reads standard input
+  --hex           the input is hex text (8 bytes an instruction, # and // comments)
+  --program NAME  the program of an ELF object or assembly file (default: the first)
+  --event S/N     the event the program reads (default: from its section, tracepoint/S/N)
+  --formats PATH  a tracefs events directory (PATH/S/N/format) or one format file; with it,
+                  every ctx read must fall inside one field of the event
+  --json          print the result as JSON
+  --log 1|2       print the verifier log (1: branches, 2: state after every instruction)
+  --unprivileged  the kernel's rules for unprivileged users
+
+Exit codes: 0 accepted, 1 rejected (the reason is printed), 2 unusable input.`;
+
+function parse(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        hex: { type: 'boolean', default: false },
+        program: { type: 'string' },
+        event: { type: 'string' },
+        formats: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        log: { type: 'string' },
+        unprivileged: { type: 'boolean', default: false },
+      },
+    });
+  } catch (err) {
+    throw new CliError(`${(err as Error).message}\n\n${help}`);
+  }
+}
+
+interface Input {
+  name: string;
+  bytes: Uint8Array;
+  maps: MapDef[];
+  event: string | undefined;
+}
+
+const isElf = (b: Uint8Array) => b.length >= 4 && b[0] === 0x7f && b[1] === 0x45 && b[2] === 0x4c && b[3] === 0x46;
+
+async function readEventFormat(io: CliIo, path: string, event: string): Promise<EventFormat> {
+  const [system, name] = event.split('/') as [string, string];
+  const candidates = [path, `${path}/${system}/${name}/format`, `${path}/events/${system}/${name}/format`];
+  for (const candidate of candidates) {
+    let text: string;
+    try {
+      text = new TextDecoder().decode(await io.readFile(candidate));
+    } catch {
+      continue;
+    }
+    const format = parseEventFormat(text, { system });
+    if (format.name !== name) throw new CliError(`${candidate}: the format is of event ${format.name}, not ${name}`);
+    return format;
+  }
+  throw new CliError(`no format file for ${event} under ${path} (tried ${candidates.join(', ')})`);
+}
+
+function loadInput(bytes: Uint8Array, hex: boolean, program: string | undefined, formats: Map<string, EventFormat>): Input {
+  if (hex) return { name: 'hex', bytes: parseHexProgram(new TextDecoder().decode(bytes)), maps: [], event: undefined };
+  if (isElf(bytes)) {
+    const linked = linkObjectProgram(readBpfObject(bytes), program);
+    return { name: linked.name, bytes: linked.bytes, maps: linked.maps, event: linked.tracepoint };
+  }
+  const object = assemble(new TextDecoder().decode(bytes), {
+    resolveField: (event, field) => {
+      const format = [...formats.values()].find((f) => f.name === event);
+      const f = format && findField(format, field);
+      return f && { byteOffset: f.byteOffset, size: f.size, signed: f.signed ?? false };
+    },
+  });
+  const programs = object.programs.filter((p) => p.instructions.length > 0);
+  const chosen = program === undefined ? programs[0] : programs.find((p) => p.name === program);
+  if (!chosen) throw new CliError(`no program ${program ?? ''} in the file (programs: ${programs.map((p) => p.name).join(', ') || 'none'})`);
+  const unresolved = chosen.fieldRelocations.find((r) => !r.resolved);
+  if (unresolved) {
+    throw new CliError(`line ${unresolved.line}: field ${unresolved.event}.${unresolved.field} needs --formats to resolve`);
+  }
+  const attach = chosen.attachPoint;
+  return {
+    name: chosen.name,
+    bytes: encode(chosen.instructions),
+    maps: object.maps.map((m) => ({ type: m.typeId, keySize: m.keySize, valueSize: m.valueSize, maxEntries: m.maxEntries, name: m.name })),
+    event: attach?.kind === 'tracepoint' ? `${attach.system}/${attach.event}` : undefined,
+  };
+}
+
+function formatText(input: Input, event: string | undefined, result: VerifyResult): string {
+  const out: string[] = [];
+  const s = result.stats;
+  if (result.ok) {
+    out.push(`${input.name}: accepted (${s.insnsProcessed} insns processed, ${s.states} states, peak ${s.peakStates}, ${s.timeMs} ms)`);
+  } else {
+    const d = result.diagnostics[0]!;
+    out.push(`${input.name}: rejected`, `  ${d.insnIndex}: ${d.insnText}`, `  ${d.message}`);
+  }
+  if (result.contextAccesses.length > 0) {
+    out.push(`context reads of ${event}:`);
+    for (const a of result.contextAccesses) {
+      const within = a.fieldOffset === 0 ? '' : ` +${a.fieldOffset}`;
+      out.push(`  insn ${a.insnIndex}: ${a.field}${within} (offset ${a.offset}, size ${a.size})`);
+    }
+  }
+  return `${[...out, ...result.log].join('\n')}\n`;
+}
+
+export const verifyCommand: Command = {
+  name: 'verify',
+  summary: 'check a tracepoint program for safety, as the kernel verifier would',
+  help,
+  async run(args, io) {
+    const { values, positionals } = parse(args);
+    if (positionals.length !== 1) throw new CliError(`expected one FILE (or -), got ${positionals.length}\n\n${help}`);
+    const logLevel = values.log === undefined ? 0 : Number(values.log);
+    if (logLevel !== 0 && logLevel !== 1 && logLevel !== 2) throw new CliError(`--log takes 1 or 2, not ${values.log}`);
+    if (values.event !== undefined && !/^[\w-]+\/[\w-]+$/.test(values.event)) {
+      throw new CliError(`--event takes SYSTEM/NAME, not ${values.event}`);
+    }
+    const raw = await readInput(io, positionals[0]!);
+    try {
+      // an assembly file may name fields of the event given on the command line
+      const formats = new Map<string, EventFormat>();
+      if (values.formats !== undefined && values.event !== undefined) {
+        formats.set(values.event, await readEventFormat(io, values.formats, values.event));
+      }
+      const input = loadInput(raw, values.hex, values.program, formats);
+      const event = values.event ?? input.event;
+      let format: EventFormat | undefined;
+      if (values.formats !== undefined) {
+        if (event === undefined) throw new CliError('--formats needs --event (the program names no tracepoint)');
+        format = formats.get(event) ?? (await readEventFormat(io, values.formats, event));
+      }
+      const options: VerifyOptions = {
+        maps: input.maps,
+        context: { kind: 'tracepoint', ...(format ? { event: format } : {}) },
+        privileged: !values.unprivileged,
+        logLevel,
+      };
+      const result = verify(input.bytes, options);
+      if (values.json) {
+        const { coverage: _coverage, ...rest } = result;
+        io.stdout(`${JSON.stringify({ program: input.name, event: event ?? null, insns: input.bytes.length / 8, ...rest }, null, 2)}\n`);
+      } else {
+        io.stdout(formatText(input, event, result));
+      }
+      return result.ok ? ExitCode.ok : ExitCode.refused;
+    } catch (err) {
+      if (err instanceof VerifierError || err instanceof FormatError || err instanceof IsaError) {
+        throw new CliError(err.message, ExitCode.usage);
+      }
+      throw err;
+    }
+  },
+};

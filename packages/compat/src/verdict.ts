@@ -1,0 +1,146 @@
+import { type Diagnostic, verify } from '@probeyard/verifier';
+import { applyFixups, computeFixups, type FixupPlan, type UnresolvedKind } from './fixups.js';
+import type { KernelProfile } from './kernel-profile.js';
+import { mapDefsOf } from './manifest.js';
+import type { ProgramSpec } from './program-spec.js';
+
+/** The verdict of one (spec, profile) pair, from best to worst. */
+export type VerdictStatus = 'compatible' | 'relocated' | 'incompatible' | 'unknown';
+
+/** Kinds of reasons a program does not run as it is (or not at all) on a kernel. */
+export type ReasonKind = UnresolvedKind | 'layout-pinned' | 'verifier-rejected' | 'unsupported-attach';
+
+/** One reason, as data and as text. */
+export interface VerdictReason {
+  kind: ReasonKind;
+  program: string;
+  /** `system/event` (or the bare event name of a CO-RE struct). */
+  event: string;
+  field?: string;
+  insnIndex?: number;
+  /** The verifier's first diagnostic, for `verifier-rejected` (and the others the verifier hit). */
+  diagnostics?: Diagnostic[];
+  text: string;
+}
+
+/** One program's part of a verdict. */
+export interface ProgramVerdict {
+  program: string;
+  event: string | undefined;
+  status: VerdictStatus;
+  reasons: VerdictReason[];
+  /** Readable fixups applied (`next_pid: offset 56 → 52`), changed ones only. */
+  changes: string[];
+  /** Fields a `field exists` check found absent on this kernel (the program adapts to them). */
+  absentFields: string[];
+}
+
+export interface Verdict {
+  status: VerdictStatus;
+  profile: { release: string; arch: string; hash: string };
+  programs: ProgramVerdict[];
+  /** All reasons of all programs. */
+  reasons: VerdictReason[];
+  /** The fixups computed (the input of {@link applyFixups}). */
+  plan: FixupPlan;
+  /** The relocated spec when the status is `compatible` or `relocated`. */
+  relocated: ProgramSpec | undefined;
+}
+
+const rank: Record<VerdictStatus, number> = { compatible: 0, relocated: 1, unknown: 2, incompatible: 3 };
+
+/** The worse of two statuses (`incompatible` > `unknown` > `relocated` > `compatible`). */
+export function worseStatus(a: VerdictStatus, b: VerdictStatus): VerdictStatus {
+  return rank[a] >= rank[b] ? a : b;
+}
+
+/**
+ * Computes whether `spec` runs on the kernel of `profile`: relocates every program (compute then
+ * apply fixups), verifies each again with the profile's format of its event as the context layout,
+ * and names every reason it cannot run. `unknown` when the profile lacks an attach event.
+ */
+export function checkCompat(spec: ProgramSpec, profile: KernelProfile): Verdict {
+  const plan = computeFixups(spec, profile);
+  const relocated = applyFixups(spec, plan);
+  const programs: ProgramVerdict[] = [];
+  for (const pf of plan.programs) {
+    const program = relocated.programs.find((p) => p.name === pf.program)!;
+    const reasons: VerdictReason[] = [];
+    const changes = pf.fixups.filter((f) => f.action === 'patch' && f.changed && f.access.kind === 'byte-offset').map((f) => f.text);
+    const absentFields = pf.fixups.filter((f) => f.action === 'patch' && f.access.kind === 'exists' && f.after.imm === 0).map((f) => f.access.field);
+    if (pf.event === undefined) {
+      const text = `${pf.program}: attaches to ${program.section}, not a tracepoint`;
+      programs.push({ program: pf.program, event: undefined, status: 'unknown', reasons: [{ kind: 'unsupported-attach', program: pf.program, event: program.section, text }], changes, absentFields });
+      continue;
+    }
+    const event = pf.event;
+    if (pf.format === undefined) {
+      const text = `${pf.program}: event ${event} is not in this profile`;
+      programs.push({ program: pf.program, event, status: 'unknown', reasons: [{ kind: 'event-missing', program: pf.program, event, text }], changes, absentFields });
+      continue;
+    }
+    for (const p of pf.pinned) {
+      const r: VerdictReason = { kind: 'layout-pinned', program: pf.program, event, insnIndex: p.insnIndex, text: `${pf.program}: ${p.text}` };
+      if (p.targetField !== undefined) r.field = p.targetField;
+      reasons.push(r);
+    }
+    const result = verify(program.instructions, { maps: mapDefsOf(relocated), context: { kind: 'tracepoint', event: pf.format } });
+    if (!result.ok) {
+      const d = result.diagnostics[0];
+      const poisoned = d === undefined ? undefined : pf.fixups.find((f) => f.action === 'poison' && f.insnIndex === d.insnIndex);
+      if (poisoned !== undefined && poisoned.action === 'poison') {
+        reasons.push({
+          kind: poisoned.reason,
+          program: pf.program,
+          event: poisoned.access.nameSource !== 'asm' || poisoned.access.event === pf.format.name ? event : poisoned.access.event,
+          field: poisoned.access.field,
+          insnIndex: poisoned.insnIndex,
+          diagnostics: result.diagnostics,
+          text: `${pf.program}: ${poisoned.text} (insn ${poisoned.insnIndex} is reachable)`,
+        });
+      } else {
+        const why = d === undefined ? 'rejected' : `insn ${d.insnIndex} (${d.insnText}): ${d.message}`;
+        reasons.push({ kind: 'verifier-rejected', program: pf.program, event, insnIndex: d?.insnIndex, diagnostics: result.diagnostics, text: `${pf.program}: verifier: ${why}` });
+      }
+    }
+    const anyChange = pf.fixups.some((f) => f.action === 'poison' || f.changed);
+    const status: VerdictStatus = reasons.length > 0 ? 'incompatible' : anyChange ? 'relocated' : 'compatible';
+    programs.push({ program: pf.program, event, status, reasons, changes, absentFields });
+  }
+  let status: VerdictStatus = 'compatible';
+  for (const p of programs) status = worseStatus(status, p.status);
+  if (programs.length === 0) status = 'unknown';
+  return {
+    status,
+    profile: { release: profile.release, arch: profile.arch, hash: profile.hash },
+    programs,
+    reasons: programs.flatMap((p) => p.reasons),
+    plan,
+    relocated: status === 'compatible' || status === 'relocated' ? relocated : undefined,
+  };
+}
+
+/** Readable text of a verdict: the status, then one line a reason or change. */
+export function formatVerdict(v: Verdict): string {
+  const lines: string[] = [v.status];
+  for (const p of v.programs) {
+    for (const r of p.reasons) lines.push(`  ${r.kind}: ${r.text}`);
+    for (const c of p.changes) lines.push(`  relocated ${p.program}: ${c}`);
+    for (const f of p.absentFields) lines.push(`  ${p.program}: field ${f} absent here (checked with field exists)`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+
+/** The JSON-safe part of a verdict (what a registry stores and an API returns): no plan, no bytes. */
+export interface VerdictSummary {
+  status: VerdictStatus;
+  profile: Verdict['profile'];
+  programs: ProgramVerdict[];
+  reasons: VerdictReason[];
+}
+
+/** A verdict without its fixup plan and relocated spec; survives `JSON.stringify` unchanged. */
+export function verdictSummary(v: Verdict): VerdictSummary {
+  return structuredClone({ status: v.status, profile: v.profile, programs: v.programs, reasons: v.reasons });
+}
