@@ -13,6 +13,7 @@ import {
 import type { Command } from '../command.js';
 import { CliError, ExitCode } from '../io.js';
 import { eventsTreeResolver, isaFailure } from './asm.js';
+import { runCommand } from './run.js';
 
 const exampleName = 'sched-switch-count.s';
 
@@ -140,6 +141,15 @@ export const demoCommand: Command = {
     }
     out.push('Assemble it yourself: probeyard asm examples/sched-switch-count.s --events examples/formats');
     io.stdout(`${out.join('\n')}\n`);
-    return ExitCode.ok;
+
+    // The main job in small: the same program relocated for a recorded feed's own formats,
+    // verified, and run once per event in the VM.
+    const recording = join(dir, 'recordings', 'sched-small.dat');
+    if (!existsSync(recording)) return ExitCode.ok;
+    io.stdout(
+      `\nRun over a recorded feed: probeyard run ${join('examples', exampleName)} --feed ${join('examples', 'recordings', 'sched-small.dat')}\n` +
+        '(relocated for the recording\'s own format files, verified, run per event; map keys are next_pid)\n\n',
+    );
+    return runCommand.run([sourcePath, '--feed', recording], io);
   },
 };

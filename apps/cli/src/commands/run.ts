@@ -141,8 +141,19 @@ export function loadSpec(spec: ProgramSpec, options: LoadSpecOptions = {}): Spec
 
 type Typed = number | bigint | string | Typed[] | { [k: string]: Typed };
 
+/**
+ * A key or value without a type (assembly maps, objects without BTF): 1, 2, 4 or 8 bytes read as a
+ * little-endian unsigned integer, as bpftrace prints integer keys and counters; otherwise undefined.
+ */
+export function untypedInteger(raw: Uint8Array | undefined): bigint | undefined {
+  if (!raw || ![1, 2, 4, 8].includes(raw.length)) return undefined;
+  let v = 0n;
+  for (let i = raw.length - 1; i >= 0; i--) v = (v << 8n) | BigInt(raw[i]!);
+  return v;
+}
+
 function keyText(k: Typed | undefined, raw: Uint8Array): string {
-  if (k === undefined) return [...raw].map((b) => b.toString(16).padStart(2, '0')).join('');
+  if (k === undefined) return String(untypedInteger(raw) ?? [...raw].map((b) => b.toString(16).padStart(2, '0')).join(''));
   if (typeof k === 'string') return k;
   if (typeof k === 'number' || typeof k === 'bigint') return String(k);
   if (Array.isArray(k)) return k.map((x) => keyText(x, raw)).join(', ');
@@ -208,7 +219,7 @@ export function formatMaps(snapshots: readonly MapSnapshot[]): string {
     if (m.type !== 'hash' && m.type !== 'lru_hash' && m.type !== 'array' && m.type !== 'percpu_hash' && m.type !== 'percpu_array') continue;
     const rows = m.entries
       .map((e) => {
-        const values = (e.typedValues ?? []) as Typed[];
+        const values = (e.typedValues ?? e.values.map(untypedInteger)) as (Typed | undefined)[];
         const total = values.reduce<bigint | undefined>((s, v) => {
           const c = count(v);
           return c === undefined || s === undefined ? undefined : s + c;
