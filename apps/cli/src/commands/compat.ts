@@ -1,6 +1,5 @@
-import { parseArgs } from 'node:util';
 import { checkCompat, layoutHash, layoutOf, profileFormat, type Verdict, verdictSummary } from '@probeyard/compat';
-import type { Command } from '../command.js';
+import { type Command, parseCommandArgs } from '../command.js';
 import { CliError, ExitCode } from '../io.js';
 import { loadProfile, loadSpecFile } from './inspect.js';
 
@@ -37,22 +36,12 @@ export const compatCommand: Command = {
   summary: 'verdict of a program on kernel profiles: compatible, relocated, incompatible, unknown',
   help,
   async run(args, io) {
-    const parsed = (() => {
-    try {
-      return parseArgs({
-        args,
-        allowPositionals: true,
-        options: {
+    const parsed = parseCommandArgs(args, {
           kernel: { type: 'string', multiple: true },
           'built-against': { type: 'string' },
           'pin-to': { type: 'string' },
           json: { type: 'boolean', default: false },
-        },
-      });
-    } catch (err) {
-      throw new CliError(`${(err as Error).message}\n\n${help}`);
-    }
-    })();
+        }, help);
     const { values, positionals } = parsed;
     if (positionals.length !== 1) throw new CliError(`expected one PROGRAM, got ${positionals.length}\n\n${help}`);
     const kernels = values.kernel ?? [];

@@ -1,6 +1,5 @@
-import { parseArgs } from 'node:util';
 import { diffProfiles, formatEventDiffs } from '@probeyard/compat';
-import type { Command } from '../command.js';
+import { type Command, parseCommandArgs } from '../command.js';
 import { CliError, ExitCode } from '../io.js';
 import { loadProfile } from './inspect.js';
 
@@ -21,17 +20,7 @@ export const diffFormatsCommand: Command = {
   summary: 'field-by-field differences of event formats between two kernels',
   help,
   async run(args, io) {
-    const parsed = (() => {
-    try {
-      return parseArgs({
-        args,
-        allowPositionals: true,
-        options: { event: { type: 'string' }, all: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
-      });
-    } catch (err) {
-      throw new CliError(`${(err as Error).message}\n\n${help}`);
-    }
-    })();
+    const parsed = parseCommandArgs(args, { event: { type: 'string' }, all: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } }, help);
     const { values, positionals } = parsed;
     if (positionals.length !== 2) throw new CliError(`expected two kernels A and B, got ${positionals.length}\n\n${help}`);
     const a = await loadProfile(positionals[0]!);

@@ -5,11 +5,10 @@
 // program sharing them, and dispatch of records by event id.
 
 import { ArrayMap, type BpfMap, createMap, EventRuntime, type EventRecord, type HelperEnvironment, type LoadedProgram, loadProgram, type MapType, type MapSnapshot, snapshotMap, type TraceRecordLike, Vm, type VmOutput } from '@probeyard/vm';
-import { parseArgs } from 'node:util';
 import { CompatError, checkCompat, formatVerdict, POISON_HELPER_ID, type ProgramSpec, profileFormat } from '@probeyard/compat';
 import { type EventFormat, FormatError, type RecordStream } from '@probeyard/formats';
 import { openTraceDatStream, openTracefsStream } from '@probeyard/formats/node';
-import type { Command } from '../command.js';
+import { type Command, parseCommandArgs } from '../command.js';
 import { CliError, ExitCode } from '../io.js';
 import { loadProfile, loadSpecFile } from './inspect.js';
 
@@ -273,22 +272,12 @@ export const runCommand: Command = {
   summary: 'relocate, verify and run a program over a trace.dat or the live feed; print its maps',
   help,
   async run(args, io) {
-    const parsed = (() => {
-    try {
-      return parseArgs({
-        args,
-        allowPositionals: true,
-        options: {
+    const parsed = parseCommandArgs(args, {
           feed: { type: 'string' },
           duration: { type: 'string' },
           json: { type: 'boolean', default: false },
           'built-against': { type: 'string' },
-        },
-      });
-    } catch (err) {
-      throw new CliError(`${(err as Error).message}\n\n${help}`);
-    }
-    })();
+        }, help);
     const { values, positionals } = parsed;
     if (positionals.length !== 1) throw new CliError(`expected one PROGRAM, got ${positionals.length}\n\n${help}`);
     const feed = values.feed;
