@@ -1,6 +1,6 @@
 import { VmError } from '../errors.js';
 import { Errno, UpdateFlag } from './errno.js';
-import { BpfMap, type MapContext, type MapSpec, MapType, roundUp8 } from './map.js';
+import { BpfMap, type MapContext, type MapSpec, MapType, readUserValue, roundUp8, type ValueStore, writeUserValue } from './map.js';
 
 function readIndex(bytes: Uint8Array, offset: number): number {
   return (
@@ -102,15 +102,12 @@ export class ArrayMap<T = never> extends BpfMap {
     const i = readIndex(key, 0);
     if (i >= this.spec.maxEntries) return undefined;
     if (this.isFdArray) return undefined;
-    const vs = this.spec.valueSize;
-    if (!this.perCpu) return this.values.slice(i * vs, (i + 1) * vs);
-    const stride = roundUp8(vs);
-    const out = new Uint8Array(stride * this.cpuCount);
-    for (let c = 0; c < this.cpuCount; c++) {
-      const at = i * this.slotBytes + c * vs;
-      out.set(this.values.subarray(at, at + vs), c * stride);
-    }
-    return out;
+    return readUserValue(this.store(), i);
+  }
+
+  private store(): ValueStore {
+    const { values, slotBytes, perCpu, cpuCount } = this;
+    return { values, slotBytes, valueSize: this.spec.valueSize, perCpu, cpuCount };
   }
 
   update(key: Uint8Array, value: Uint8Array, flags = 0): number {
@@ -121,14 +118,7 @@ export class ArrayMap<T = never> extends BpfMap {
     this.checkUserValue(value);
     const r = this.checkUpdate(readIndex(key, 0), flags);
     if (r < 0) return r;
-    const vs = this.spec.valueSize;
-    if (!this.perCpu) this.values.set(value, r * vs);
-    else {
-      const stride = roundUp8(vs);
-      for (let c = 0; c < this.cpuCount; c++) {
-        this.values.set(value.subarray(c * stride, c * stride + vs), r * this.slotBytes + c * vs);
-      }
-    }
+    writeUserValue(this.store(), r, value);
     return 0;
   }
 

@@ -1,7 +1,7 @@
 import { VmError } from '../errors.js';
 import { Errno, UpdateFlag } from './errno.js';
 import { HashTable } from './hash-table.js';
-import { BpfMap, type MapContext, type MapSpec, MapType, roundUp8 } from './map.js';
+import { BpfMap, type MapContext, type MapSpec, MapType, readUserValue, roundUp8, type ValueStore, writeUserValue } from './map.js';
 
 /**
  * `BPF_MAP_TYPE_HASH`, `PERCPU_HASH`, `LRU_HASH` and `LRU_PERCPU_HASH`. A full hash map refuses
@@ -130,15 +130,12 @@ export class HashMap extends BpfMap {
   }
 
   private userValue(slot: number): Uint8Array {
-    const vs = this.spec.valueSize;
-    if (!this.perCpu) return this.values.slice(slot * vs, (slot + 1) * vs);
-    const stride = roundUp8(vs);
-    const out = new Uint8Array(stride * this.cpuCount);
-    for (let c = 0; c < this.cpuCount; c++) {
-      const at = slot * this.slotBytes + c * vs;
-      out.set(this.values.subarray(at, at + vs), c * stride);
-    }
-    return out;
+    return readUserValue(this.store(), slot);
+  }
+
+  private store(): ValueStore {
+    const { values, slotBytes, perCpu, cpuCount } = this;
+    return { values, slotBytes, valueSize: this.spec.valueSize, perCpu, cpuCount };
   }
 
   update(key: Uint8Array, value: Uint8Array, flags = 0): number {
@@ -146,14 +143,7 @@ export class HashMap extends BpfMap {
     this.checkUserValue(value);
     const slot = this.slotForUpdate(key, 0, flags);
     if (slot < 0) return slot;
-    const vs = this.spec.valueSize;
-    if (!this.perCpu) this.values.set(value, slot * vs);
-    else {
-      const stride = roundUp8(vs);
-      for (let c = 0; c < this.cpuCount; c++) {
-        this.values.set(value.subarray(c * stride, c * stride + vs), slot * this.slotBytes + c * vs);
-      }
-    }
+    writeUserValue(this.store(), slot, value);
     return 0;
   }
 

@@ -134,3 +134,39 @@ export abstract class BpfMap {
 export function roundUp8(n: number): number {
   return (n + 7) & ~7;
 }
+
+/** Where a map keeps its values: `slotBytes` per slot; per-CPU maps hold one `valueSize` value per CPU in a slot. */
+export interface ValueStore {
+  values: Uint8Array;
+  slotBytes: number;
+  valueSize: number;
+  perCpu: boolean;
+  cpuCount: number;
+}
+
+/**
+ * The value of `slot` as user space sees it (`BPF_MAP_LOOKUP_ELEM`): a copy; for per-CPU maps
+ * each CPU's value padded to 8 bytes, one after another.
+ */
+export function readUserValue(store: ValueStore, slot: number): Uint8Array {
+  const { values, slotBytes, valueSize: vs, cpuCount } = store;
+  if (!store.perCpu) return values.slice(slot * vs, (slot + 1) * vs);
+  const stride = roundUp8(vs);
+  const out = new Uint8Array(stride * cpuCount);
+  for (let c = 0; c < cpuCount; c++) {
+    const at = slot * slotBytes + c * vs;
+    out.set(values.subarray(at, at + vs), c * stride);
+  }
+  return out;
+}
+
+/** Stores a user-space value (the layout {@link readUserValue} returns) into `slot`. */
+export function writeUserValue(store: ValueStore, slot: number, value: Uint8Array): void {
+  const { values, slotBytes, valueSize: vs, cpuCount } = store;
+  if (!store.perCpu) {
+    values.set(value, slot * vs);
+    return;
+  }
+  const stride = roundUp8(vs);
+  for (let c = 0; c < cpuCount; c++) values.set(value.subarray(c * stride, c * stride + vs), slot * slotBytes + c * vs);
+}
