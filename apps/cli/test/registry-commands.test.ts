@@ -117,7 +117,7 @@ describe('with a running registry', () => {
 
   it('login --email trades a password (from stdin) for a session token', async () => {
     const made = await run(adminCommand, ['create-tenant', 'pwd', '--owner', 'boss@pwd.example', '--data', dataDir]);
-    const { registryClient } = await import('../src/commands/login.js');
+    const { registryClient } = await import('../src/registry.js');
     await registryClient(registry.url, made.last).member.add.mutate({ email: 'dev@pwd.example', role: 'publisher', password: 'a long enough password' });
     const r = await run(loginCommand, ['--registry', registry.url, '--email', 'dev@pwd.example', '--password-stdin'], 'a long enough password\n');
     expect(r.code).toBe(0);

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from '../command.js';
 import { CliError, type CliIo, ExitCode } from '../io.js';
-import { callRegistry, defaultDataDir, parseOptions, registryClient } from './login.js';
+import { callRegistry, defaultDataDir, parseOptions, registryClient } from '../registry.js';
 import { loadRegistryServer, registryFailure } from './serve.js';
 
 const help = `usage: probeyard admin create-tenant NAME --owner EMAIL [--data DIR] [--registry URL] [--json]

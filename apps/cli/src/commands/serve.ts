@@ -3,7 +3,7 @@
 import type * as RegistryServer from '@probeyard/registry/server';
 import type { Command } from '../command.js';
 import { CliError, type CliIo, ExitCode } from '../io.js';
-import { defaultDataDir, parseOptions } from './login.js';
+import { defaultDataDir, parseOptions } from '../registry.js';
 
 // The one runtime use of the registry app by the CLI: `probeyard serve`, and `probeyard admin`
 // when no registry runs, start the registry in-process through its public server entry

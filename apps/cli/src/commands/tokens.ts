@@ -1,6 +1,6 @@
 import type { Command } from '../command.js';
 import { CliError, type CliIo, ExitCode } from '../io.js';
-import { callRegistry, parseOptions, registryClient, resolveTarget, targetOptions } from './login.js';
+import { callRegistry, parseOptions, registryClient, resolveTarget, table, targetOptions } from '../registry.js';
 
 const roles = ['owner', 'admin', 'publisher', 'viewer'] as const;
 type Role = (typeof roles)[number];
@@ -14,11 +14,6 @@ line; a token can have at most the role of the token that makes it (owner, admin
 viewer). \`list\` shows admins and owners every token of the tenant, others their own (--all
 includes revoked ones). Registry and token: --registry URL --token T, PROBEYARD_REGISTRY /
 PROBEYARD_TOKEN, or \`probeyard login\`.`;
-
-function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n');
-}
 
 export const tokensCommand: Command = {
   name: 'tokens',
