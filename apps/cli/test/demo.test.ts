@@ -1,4 +1,4 @@
-// `probeyard demo` (what `npm start` runs) ends by running the example over the bundled recording:
+// `probeyard demo` (the registry-free tour of the README) ends by running the example over the bundled recording:
 // its counts must equal what trace-cmd itself printed for the same records (`report -R` text,
 // an independent decoder), and untyped map keys and values print as integers.
 import { readFileSync } from 'node:fs';
