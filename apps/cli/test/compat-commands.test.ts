@@ -169,6 +169,6 @@ describe.skipIf(!canTraceLive)('probeyard run --feed live', () => {
     expect(j.records).toBeGreaterThan(0);
     expect(j.counters[0].faults).toBe(0);
     expect(j.maps[0].entries.length).toBeGreaterThan(0);
-  }, 60_000);
+  }, 180_000);
 });
 if (!existsSync(traceDat)) console.log(`probeyard run tests on the corpus skipped: ${traceDat} is absent`);

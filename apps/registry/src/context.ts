@@ -2,6 +2,7 @@ import { FailureLimiter } from './auth/rate-limit.js';
 import { type Role, weakerRole } from './auth/roles.js';
 import { hashSecret, SecretKind } from './auth/secrets.js';
 import type { Db } from './db/open.js';
+import { FleetState } from './fleet/fleet-state.js';
 
 /** Who is calling, resolved once per request from the bearer secret. */
 export type Principal =
@@ -19,6 +20,8 @@ export interface RegistryDeps {
   now: () => Date;
   /** True when the database answers and every migration is applied (`/readyz`). */
   isReady: () => Promise<boolean>;
+  /** Agent credential cache, poll generations and batched last-seen times (src/fleet/). */
+  fleet: FleetState;
 }
 
 /** What the HTTP layer (or a test) knows of one request. */
@@ -50,6 +53,7 @@ export function createDeps(db: Db, opts: Partial<Omit<RegistryDeps, 'db'>> = {})
     loginLimiter: opts.loginLimiter ?? new FailureLimiter(),
     now: opts.now ?? (() => new Date()),
     isReady: opts.isReady ?? (async () => true),
+    fleet: opts.fleet ?? new FleetState(db),
   };
 }
 
@@ -95,9 +99,13 @@ async function resolvePrincipal(deps: RegistryDeps, secret: string | undefined):
     };
   }
   if (secret.startsWith(SecretKind.agent)) {
+    // Agents poll often: a known credential is answered from memory (revocation here forgets it).
+    const cached = deps.fleet.cachedCredential(hash);
+    if (cached) return { kind: 'agent', ...cached };
     const agent = await db.agent.findUnique({ where: { credentialHash: hash }, select: { id: true, tenantId: true, revokedAt: true } });
     if (!agent) return { kind: 'invalid', reason: 'unknown agent credential' };
     if (agent.revokedAt) return { kind: 'invalid', reason: 'agent credential revoked' };
+    deps.fleet.rememberCredential(hash, { tenantId: agent.tenantId, agentId: agent.id });
     return { kind: 'agent', tenantId: agent.tenantId, agentId: agent.id };
   }
   if (secret.startsWith(SecretKind.admin)) {

@@ -133,7 +133,7 @@ export {
 } from './ring-buffer/page.js';
 export { TraceRecord, type RecordEventFormat, compareRecords } from './ring-buffer/trace-record.js';
 export { type ByteSource, MemoryByteSource } from './trace-dat/byte-source.js';
-export { Compression, type BlockDecompressor, decompressBlock, registerDecompressor } from './trace-dat/decompress.js';
+export { Compression, type BlockDecompressor, decompressBlock, isZstdWasmLoaded, loadZstdWasm, registerDecompressor } from './trace-dat/decompress.js';
 export {
   traceDatMagic,
   TraceDatOption,
