@@ -1,12 +1,13 @@
 // Differential fuzzing against the running kernel's verifier: random and mutated tracepoint
 // programs go to both; prints agreement and every program we accept that the kernel rejects for a
-// memory-safety reason (must be none). Needs root (bpf()) and gcc.
-//   pnpm --filter @probeyard/verifier fuzz:kernel -- --count 10000 [--seed 1] [--show 10]
+// memory-safety reason (must be none). Needs root (bpf()) and gcc. `--xdp` fuzzes XDP programs
+// instead (packet pointers: data, data_end, data_meta, comparisons, packet reads and writes).
+//   pnpm --filter @probeyard/verifier fuzz:kernel -- --count 10000 [--seed 1] [--show 10] [--xdp]
 import { parseArgs } from 'node:util';
 import { type MapDef, encodeInsns, type RawInsn, verify } from '../src/index.js';
 import { KernelLoader } from '../src/node/index.js';
 import { asm } from '../test/support.js';
-import { ACCEPTED } from '../test/programs.js';
+import { ACCEPTED, PACKET_ACCEPTED } from '../test/programs.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -15,8 +16,10 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '1' },
     show: { type: 'string', default: '10' },
     examples: { type: 'boolean', default: false },
+    xdp: { type: 'boolean', default: false },
   },
 });
+const xdp = values.xdp;
 
 /** xorshift32: the same programs for the same seed. */
 let state = Number(values.seed) >>> 0 || 1;
@@ -42,6 +45,10 @@ const OFFS = [-512, -64, -32, -16, -8, -4, -2, -1, 0, 1, 2, 4, 8, 12, 16, 24, 32
 /** A short snippet of plausible code (so that paths reach interesting checks). */
 function snippet(out: RawInsn[]): void {
   const r = () => rnd(10);
+  if (xdp && rnd(2)) {
+    packetSnippet(out);
+    return;
+  }
   switch (rnd(14)) {
     case 0: // ALU64 imm
       out.push({ opcode: (pick([0, 1, 2, 4, 5, 6, 7, 0xa, 0xb, 0xc]) << 4) | 0x07, dst: r(), imm: pick(IMMS) & (rnd(2) ? 63 : -1) });
@@ -89,12 +96,48 @@ function snippet(out: RawInsn[]): void {
       out.push({ opcode: 0x0f, dst: pick([0, 1, 6, 7, 10 - 8]), src: r() });
       break;
     default: // helpers without memory
-      out.push({ opcode: 0x85, imm: pick([5, 7, 8, 14]) });
+      out.push({ opcode: 0x85, imm: pick(xdp ? [5, 7, 8] : [5, 7, 8, 14]) });
+  }
+}
+
+/** XDP: r2..r5 and r7 hold packet pointers (data, data_end, data_meta) and derived ones. */
+function packetSnippet(out: RawInsn[]): void {
+  const p = () => pick([2, 3, 4, 5, 7]);
+  switch (rnd(8)) {
+    case 0: // reload a pointer field (data, data_end, data_meta, or another field)
+      out.push({ opcode: pick([0x61, 0x61, 0x79, 0x69]), dst: p(), src: 1, off: pick([0, 4, 8, 12, 16, 20, 24, 2]) });
+      break;
+    case 1: // copy, then a constant offset
+      out.push({ opcode: 0xbf, dst: p(), src: p() }, { opcode: 0x07, dst: p(), imm: pick([1, 2, 4, 8, 14, 20, -1, -4, 0x10000]) });
+      break;
+    case 2: // a variable offset (masked packet byte or an unknown register)
+      out.push({ opcode: 0x71, dst: 6, src: p(), off: pick([0, 1, 12]) });
+      out.push({ opcode: 0x57, dst: 6, imm: pick([7, 15, 255, -1]) });
+      out.push({ opcode: pick([0x0f, 0x1f]), dst: p(), src: 6 });
+      break;
+    case 3: // a comparison of two packet pointers, any operator, 64 or 32 bits
+      out.push({ opcode: (pick([1, 2, 3, 5, 0xa, 0xb, 6, 7, 0xc, 0xd]) << 4) | pick([0x0d, 0x0d, 0x0e]), dst: p(), src: p(), off: 1 + rnd(3) });
+      break;
+    case 4: // packet load
+      out.push({ opcode: pick([0x79, 0x61, 0x69, 0x71]), dst: pick([0, 6, 8]), src: p(), off: pick([0, 1, 2, 4, 8, 12, 13, 14, -1, -8]) });
+      break;
+    case 5: // packet store
+      out.push({ opcode: pick([0x7b, 0x63, 0x62, 0x72]), dst: p(), src: pick([0, 6, 8]), off: pick([0, 1, 4, 8, 13, -1]), imm: 1 });
+      break;
+    case 6: // packet bytes as a map key
+      out.push({ opcode: 0xbf, dst: 2, src: p() }, { opcode: 0x18, dst: 1, src: 1, imm: 0 }, { opcode: 0 }, { opcode: 0x85, imm: 1 });
+      break;
+    default: // spill and fill a packet pointer
+      out.push({ opcode: 0x7b, dst: 10, src: p(), off: -16 }, { opcode: 0x79, dst: p(), src: 10, off: pick([-16, -16, -12]) });
   }
 }
 
 function randomProgram(): RawInsn[] {
   const out: RawInsn[] = [];
+  if (xdp) {
+    // r2 = data, r3 = data_end, r4 = data_meta
+    out.push({ opcode: 0x61, dst: 2, src: 1, off: 0 }, { opcode: 0x61, dst: 3, src: 1, off: 4 }, { opcode: 0x61, dst: 4, src: 1, off: 8 });
+  }
   const n = 2 + rnd(10);
   for (let k = 0; k < n; k++) {
     if (rnd(5) === 0 && out.length > 0) {
@@ -111,8 +154,8 @@ function randomProgram(): RawInsn[] {
   return out;
 }
 
-// seeds the kernel can load as they are (callbacks would need BTF func_info)
-const seeds = ACCEPTED.filter((c) => !c.notKernel).map((c) => asm(c.source));
+// seeds the kernel can load as they are (the loader gives programs with subprograms a minimal BTF)
+const seeds = (xdp ? PACKET_ACCEPTED : ACCEPTED).filter((c) => !c.notKernel).map((c) => asm(c.source));
 
 function mutated(): { bytes: Uint8Array; maps: MapDef[] } {
   const seed = pick(seeds);
@@ -164,6 +207,8 @@ const SAFETY = [
   'ref_obj_id',
   'must have zero offset',
   'expected=',
+  'outside of the packet',
+  'pkt_end',
 ];
 const isSafety = (msg: string) => SAFETY.some((s) => msg.includes(s));
 
@@ -184,9 +229,9 @@ let kernelUs = 0;
 for (let n = 0; n < count; n++) {
   const prog = rnd(2) ? { bytes: encodeInsns(randomProgram()), maps: MAPS } : mutated();
   const t = performance.now();
-  const ours = verify(prog.bytes, { maps: prog.maps, timeLimitMs: 10_000 });
+  const ours = verify(prog.bytes, { maps: prog.maps, timeLimitMs: 10_000, ...(xdp ? { context: { kind: 'xdp' as const } } : {}) });
   ourMs += performance.now() - t;
-  const k = await kernel.load(prog.bytes, prog.maps);
+  const k = await kernel.load(prog.bytes, prog.maps, xdp ? 6 : 5);
   kernelUs += k.verificationUsec ?? 0;
   if (ours.ok && k.ok) tally.bothAccept++;
   else if (!ours.ok && !k.ok) tally.bothReject++;
@@ -207,7 +252,7 @@ for (let n = 0; n < count; n++) {
 }
 kernel.close();
 const agree = tally.bothAccept + tally.bothReject;
-console.log(`programs: ${count} (seed ${values.seed})`);
+console.log(`programs: ${count} (seed ${values.seed}${xdp ? ', xdp' : ''})`);
 console.log(`agreement: ${agree}/${count} (${((agree / count) * 100).toFixed(2)}%)`);
 console.log(`  both accept ${tally.bothAccept}, both reject ${tally.bothReject}`);
 console.log(`  we reject, kernel accepts: ${tally.weRejectKernelAccepts}`);

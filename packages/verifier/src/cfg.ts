@@ -34,7 +34,7 @@ export interface Cfg {
 
 /** Problems the kernel finds before exploring (unknown opcodes, malformed lddw) vs. on the way. */
 const isStaticProblem = (message: string): boolean =>
-  message.startsWith('unknown opcode') || message.includes('ld_imm64') || message.startsWith('BPF_LD_');
+  message.startsWith('unknown opcode') || message.includes('ld_imm64') || message.endsWith('not allowed for this program type');
 
 const JMP_OPS = new Set<number>([
   Jmp.JA,
@@ -54,7 +54,7 @@ const JMP_OPS = new Set<number>([
 ]);
 
 /** The kernel-like message for an instruction whose encoding is invalid, or null when valid. */
-export function checkEncoding(p: Program, i: number): string | null {
+export function checkEncoding(p: Program, i: number, legacyPacketLoads = false): string | null {
   const op = p.opcode[i]!;
   const dst = p.dst[i]!;
   const src = p.src[i]!;
@@ -162,7 +162,15 @@ export function checkEncoding(p: Program, i: number): string | null {
         return null;
       }
       const m = mode(op);
-      if (m === Mode.ABS || m === Mode.IND) return 'BPF_LD_[ABS|IND] instructions not allowed for this program type';
+      if (m === Mode.ABS || m === Mode.IND) {
+        if (!legacyPacketLoads) return 'BPF_LD_[ABS|IND] instructions not allowed for this program type';
+        // check_ld_abs: r0 only, no offset, no 8-byte form, no source register for ABS
+        if (dst !== 0 || off !== 0 || (op & 0x18) === 0x18 || (m === Mode.ABS && src !== 0)) {
+          return 'BPF_LD_[ABS|IND] uses reserved fields';
+        }
+        if (src > 10) return `R${src} is invalid`;
+        return null;
+      }
       return `unknown opcode ${hex}`;
     }
   }
@@ -189,12 +197,16 @@ const isPseudoCall = (p: Program, i: number): boolean =>
 const isFuncAddress = (p: Program, i: number): boolean => p.opcode[i] === 0x18 && p.src[i] === 4;
 
 /** Runs the static checks; problems come in instruction order, the first one is the verdict. */
-export function buildCfg(p: Program, privileged: boolean): { cfg: Cfg | null; problem: CfgProblem | null } {
+export function buildCfg(
+  p: Program,
+  privileged: boolean,
+  legacyPacketLoads = false,
+): { cfg: Cfg | null; problem: CfgProblem | null } {
   const n = p.length;
   const ldImmTail = new Uint8Array(n);
   const lateProblems = new Map<number, string>();
   for (let i = 0; i < n; i++) {
-    const msg = checkEncoding(p, i);
+    const msg = checkEncoding(p, i, legacyPacketLoads);
     if (msg && isStaticProblem(msg)) return { cfg: null, problem: { insnIndex: i, message: msg } };
     if (msg) lateProblems.set(i, msg);
     if (p.opcode[i] === 0x18) {
@@ -362,7 +374,12 @@ function liveness(p: Program, ldImmTail: Uint8Array): Uint16Array {
         }
         break;
       case Cls.LD:
-        def[i] = d;
+        if (op === 0x18) def[i] = d;
+        else {
+          // BPF_LD_[ABS|IND]: reads r6 (the skb) and the index register, clobbers r0-r5 like a call
+          use[i] = (1 << 6) | (mode(op) === Mode.IND ? s : 0);
+          def[i] = 0b111111;
+        }
         break;
       default: {
         const o = aluOp(op);

@@ -54,21 +54,38 @@ export interface HelperProto {
   ret: Ret;
   /** Map types this helper accepts in its map argument (check_map_func_compatibility). */
   mapTypes?: readonly number[];
+  /** `pkt_access`: memory arguments may point into the packet. */
+  pktAccess?: boolean;
 }
 
 const A = Arg;
 const HASHES_AND_ARRAYS = [1, 2, 5, 6, 9, 10];
 
 const PROTOS: readonly HelperProto[] = [
-  { id: 1, name: 'map_lookup_elem', args: [A.mapPtr, A.mapKey], ret: Ret.mapValueOrNull, mapTypes: HASHES_AND_ARRAYS },
+  {
+    id: 1,
+    name: 'map_lookup_elem',
+    args: [A.mapPtr, A.mapKey],
+    ret: Ret.mapValueOrNull,
+    mapTypes: HASHES_AND_ARRAYS,
+    pktAccess: true,
+  },
   {
     id: 2,
     name: 'map_update_elem',
     args: [A.mapPtr, A.mapKey, A.mapValue, A.anything],
     ret: Ret.integer,
     mapTypes: HASHES_AND_ARRAYS,
+    pktAccess: true,
   },
-  { id: 3, name: 'map_delete_elem', args: [A.mapPtr, A.mapKey], ret: Ret.integer, mapTypes: HASHES_AND_ARRAYS },
+  {
+    id: 3,
+    name: 'map_delete_elem',
+    args: [A.mapPtr, A.mapKey],
+    ret: Ret.integer,
+    mapTypes: HASHES_AND_ARRAYS,
+    pktAccess: true,
+  },
   { id: 4, name: 'probe_read', args: [A.uninitMem, A.sizeOrZero, A.anything], ret: Ret.integer },
   { id: 5, name: 'ktime_get_ns', args: [], ret: Ret.integer },
   { id: 6, name: 'trace_printk', args: [A.mem, A.size], ret: Ret.integer },
@@ -78,6 +95,7 @@ const PROTOS: readonly HelperProto[] = [
   { id: 14, name: 'get_current_pid_tgid', args: [], ret: Ret.integer },
   { id: 15, name: 'get_current_uid_gid', args: [], ret: Ret.integer },
   { id: 16, name: 'get_current_comm', args: [A.uninitMem, A.size], ret: Ret.integer },
+  { id: 22, name: 'perf_event_read', args: [A.mapPtr, A.anything], ret: Ret.integer, mapTypes: [4] },
   {
     id: 25,
     name: 'perf_event_output',
@@ -86,15 +104,34 @@ const PROTOS: readonly HelperProto[] = [
     mapTypes: [4],
   },
   { id: 27, name: 'get_stackid', args: [A.ctx, A.mapPtr, A.anything], ret: Ret.integer, mapTypes: [7] },
+  { id: 35, name: 'get_current_task', args: [], ret: Ret.integer },
   { id: 45, name: 'probe_read_str', args: [A.uninitMem, A.sizeOrZero, A.anything], ret: Ret.integer },
+  {
+    id: 55,
+    name: 'perf_event_read_value',
+    args: [A.mapPtr, A.anything, A.uninitMem, A.size],
+    ret: Ret.integer,
+    mapTypes: [4],
+  },
+  // bpf_get_stack_proto_tp: the tracepoint flavour takes the program's context
+  { id: 67, name: 'get_stack', args: [A.ctx, A.uninitMem, A.sizeOrZero, A.anything], ret: Ret.integer },
+  { id: 80, name: 'get_current_cgroup_id', args: [], ret: Ret.integer },
   { id: 87, name: 'map_push_elem', args: [A.mapPtr, A.mapValue, A.anything], ret: Ret.integer, mapTypes: [22, 23] },
   { id: 88, name: 'map_pop_elem', args: [A.mapPtr, A.uninitMapValue], ret: Ret.integer, mapTypes: [22, 23] },
   { id: 89, name: 'map_peek_elem', args: [A.mapPtr, A.uninitMapValue], ret: Ret.integer, mapTypes: [22, 23] },
+  { id: 109, name: 'send_signal', args: [A.anything], ret: Ret.integer },
   { id: 112, name: 'probe_read_user', args: [A.uninitMem, A.sizeOrZero, A.anything], ret: Ret.integer },
   { id: 113, name: 'probe_read_kernel', args: [A.uninitMem, A.sizeOrZero, A.anything], ret: Ret.integer },
   { id: 114, name: 'probe_read_user_str', args: [A.uninitMem, A.sizeOrZero, A.anything], ret: Ret.integer },
   { id: 115, name: 'probe_read_kernel_str', args: [A.uninitMem, A.sizeOrZero, A.anything], ret: Ret.integer },
+  { id: 117, name: 'send_signal_thread', args: [A.anything], ret: Ret.integer },
   { id: 118, name: 'jiffies64', args: [], ret: Ret.integer },
+  {
+    id: 120,
+    name: 'get_ns_current_pid_tgid',
+    args: [A.anything, A.anything, A.uninitMem, A.size],
+    ret: Ret.integer,
+  },
   { id: 125, name: 'ktime_get_boot_ns', args: [], ret: Ret.integer },
   { id: 130, name: 'ringbuf_output', args: [A.mapPtr, A.mem, A.sizeOrZero, A.anything], ret: Ret.integer, mapTypes: [27] },
   { id: 131, name: 'ringbuf_reserve', args: [A.mapPtr, A.allocSize, A.anything], ret: Ret.ringbufMemOrNull, mapTypes: [27] },
@@ -102,6 +139,7 @@ const PROTOS: readonly HelperProto[] = [
   { id: 133, name: 'ringbuf_discard', args: [A.releaseRingbuf, A.anything], ret: Ret.void },
   { id: 134, name: 'ringbuf_query', args: [A.mapPtr, A.anything], ret: Ret.integer, mapTypes: [27] },
   { id: 160, name: 'ktime_get_coarse_ns', args: [], ret: Ret.integer },
+  { id: 174, name: 'get_attach_cookie', args: [A.ctx], ret: Ret.integer },
   { id: 181, name: 'loop', args: [A.anything, A.func, A.stackOrNull, A.anything], ret: Ret.integer },
   { id: 208, name: 'ktime_get_tai_ns', args: [], ret: Ret.integer },
 ];
@@ -126,7 +164,7 @@ export function mapTypeAllowsHelper(mapType: number, helperId: number): boolean 
     case 3:
       return helperId === 12;
     case 4:
-      return helperId === 25;
+      return helperId === 25 || helperId === 22 || helperId === 55;
     case 7:
       return helperId === 27;
     case 27:

@@ -14,6 +14,7 @@ export {
   MapType,
   type MapDef,
   type ContextSpec,
+  type PacketSlots,
   type InitialReg,
   type VerifyOptions,
   type Diagnostic,

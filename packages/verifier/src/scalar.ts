@@ -10,7 +10,6 @@ import {
   tnumAnd,
   tnumArsh,
   tnumCast,
-  tnumConst,
   tnumDisjoint,
   tnumIn,
   tnumIntersect,
@@ -51,6 +50,8 @@ const S64_MIN = -(1n << 63n);
 const S64_MAX = (1n << 63n) - 1n;
 const S32_MIN = -(1n << 31n);
 const S32_MAX = (1n << 31n) - 1n;
+const TWO_64 = 1n << 64n;
+const TWO_32 = 1n << 32n;
 
 const maxU = (w: 32 | 64): bigint => (w === 64 ? U64 : U32);
 const minS = (w: 32 | 64): bigint => (w === 64 ? S64_MIN : S32_MIN);
@@ -80,19 +81,12 @@ export const SCALAR_UNKNOWN: Scalar = {
 };
 
 export function scalarConst(v: bigint): Scalar {
+  // the hot path of straight-line code and counted loops: each BigInt operation allocates
   const u = v & U64;
   const lo = u & U32;
-  return {
-    t: tnumConst(u),
-    umin: u,
-    umax: u,
-    smin: toSigned(u, 64),
-    smax: toSigned(u, 64),
-    u32min: lo,
-    u32max: lo,
-    s32min: toSigned(lo, 32),
-    s32max: toSigned(lo, 32),
-  };
+  const s = u > S64_MAX ? u - TWO_64 : u;
+  const s32 = lo > S32_MAX ? lo - TWO_32 : lo;
+  return { t: { value: u, mask: 0n }, umin: u, umax: u, smin: s, smax: s, u32min: lo, u32max: lo, s32min: s32, s32max: s32 };
 }
 
 export const isConst = (s: Scalar): boolean => s.t.mask === 0n;

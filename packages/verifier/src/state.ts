@@ -28,10 +28,16 @@ export const RegType = {
   ringbufMem: 6,
   /** PTR_TO_FUNC: a subprogram's address (callbacks); `aux` is its first instruction */
   func: 7,
+  /** PTR_TO_PACKET: `aux` is the range (bytes from the packet start checked against pkt_end for this `id`) */
+  packet: 8,
+  /** PTR_TO_PACKET_END */
+  packetEnd: 9,
+  /** PTR_TO_PACKET_META: `aux` is the range checked against the packet start */
+  packetMeta: 10,
 } as const;
 export type RegType = (typeof RegType)[keyof typeof RegType];
 
-const TYPE_NAMES = ['?', 'scalar', 'ctx', 'fp', 'map_ptr', 'map_value', 'ringbuf_mem', 'func'];
+const TYPE_NAMES = ['?', 'scalar', 'ctx', 'fp', 'map_ptr', 'map_value', 'ringbuf_mem', 'func', 'pkt', 'pkt_end', 'pkt_meta'];
 
 export interface Reg {
   readonly type: RegType;
@@ -45,7 +51,7 @@ export interface Reg {
   readonly id: number;
   /** The acquired reference this pointer belongs to (ring-buffer reservations). */
   readonly refId: number;
-  /** Map index (map_ptr, map_value) or size in bytes (ringbuf_mem). */
+  /** Map index (map_ptr, map_value), size in bytes (ringbuf_mem) or checked range (pkt, pkt_meta). */
   readonly aux: number;
   /** Frame number of a stack pointer. */
   readonly frame: number;
@@ -62,7 +68,16 @@ export const NOT_INIT: Reg = {
   frame: 0,
 };
 export const UNKNOWN_SCALAR: Reg = { ...NOT_INIT, type: RegType.scalar };
-export const scalarReg = (v: Scalar): Reg => ({ ...NOT_INIT, type: RegType.scalar, v });
+export const scalarReg = (v: Scalar): Reg => ({
+  type: RegType.scalar,
+  maybeNull: false,
+  v,
+  off: 0,
+  id: 0,
+  refId: 0,
+  aux: 0,
+  frame: 0,
+});
 export const constReg = (n: bigint): Reg => scalarReg(scalarConst(n));
 export const ZERO_OFFSET = scalarConst(0n);
 export const pointerReg = (type: RegType, fields: Partial<Reg> = {}): Reg => ({
@@ -73,6 +88,9 @@ export const pointerReg = (type: RegType, fields: Partial<Reg> = {}): Reg => ({
 });
 
 export const isPointer = (r: Reg): boolean => r.type > RegType.scalar;
+
+/** PTR_TO_PACKET or PTR_TO_PACKET_META: pointers whose `aux` is a range and whose `id` names the variable part. */
+export const isPacketPointer = (r: Reg): boolean => r.type === RegType.packet || r.type === RegType.packetMeta;
 
 /** The kernel's name of a register type (`map_value_or_null`, `fp`, `scalar`). */
 export function regTypeName(r: Reg): string {
@@ -191,6 +209,11 @@ function regCovers(old: Reg, cur: Reg, exact: boolean, ids: IdMap): boolean {
     if (old.id !== 0 && !ids.check(old.id, cur.id)) return false;
     return scalarCovers(old.v, cur.v);
   }
+  if (isPacketPointer(old)) {
+    // regsafe: the current pointer must be checked for at least as many bytes, with the same variable part
+    if (old.off !== cur.off || old.aux > cur.aux || !ids.check(old.id, cur.id)) return false;
+    return scalarCovers(old.v, cur.v);
+  }
   if (old.maybeNull !== cur.maybeNull || old.off !== cur.off || old.aux !== cur.aux || old.frame !== cur.frame) {
     return false;
   }
@@ -262,6 +285,7 @@ export function formatReg(r: Reg): string {
   if (r.type === RegType.mapPtr || r.type === RegType.mapValue) parts.push(`map=${r.aux}`);
   if (r.type === RegType.ringbufMem) parts.push(`sz=${r.aux}`);
   if (r.off) parts.push(`off=${r.off}`);
+  if (isPacketPointer(r)) parts.push(`r=${r.aux}`);
   if (!isConst(r.v) || r.v.t.value !== 0n) parts.push(`var=${formatScalar(r.v)}`);
   return `${regTypeName(r)}(${parts.join(',')})`;
 }

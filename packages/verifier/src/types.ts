@@ -30,15 +30,33 @@ export interface MapDef {
 }
 
 /**
+ * Byte offsets of the 4-byte context fields that hold packet pointers (`struct xdp_md`'s
+ * `data`, `data_end`, `data_meta`). A 4-byte read of one gives `PTR_TO_PACKET`,
+ * `PTR_TO_PACKET_END` or `PTR_TO_PACKET_META`; any other read or write touching one is refused.
+ */
+export interface PacketSlots {
+  data: number;
+  dataEnd: number;
+  meta?: number;
+}
+
+/**
  * What `r1` points to at entry.
  * - `tracepoint`: a `BPF_PROG_TYPE_TRACEPOINT` record. Without `event` only the kernel's rule
  *   applies (read-only, aligned, offsets 8 up to 8192); with the event's `format` every access
  *   must also fall inside one field of the record, and each is reported.
- * - `raw`: a context of `size` bytes, any aligned read (and writes when `writable`), no report.
+ * - `xdp`: a `BPF_PROG_TYPE_XDP` context (`struct xdp_md`, 24 bytes, read-only, 4-byte reads;
+ *   `data`, `data_end`, `data_meta` at 0, 4, 8 are packet pointers; `egress_ifindex` is refused
+ *   as for a program not attached to a devmap). Helpers are still checked against the tracing
+ *   prototypes.
+ * - `raw`: a context of `size` bytes, any aligned read (and writes when `writable`), no report;
+ *   with `packet`, those slots are packet pointers as for `xdp`; with `legacyPacketLoads`, the
+ *   socket-filter instructions `BPF_LD_[ABS|IND]` are allowed (r6 must be the context).
  */
 export type ContextSpec =
   | { kind: 'tracepoint'; event?: EventFormat }
-  | { kind: 'raw'; size: number; writable?: boolean };
+  | { kind: 'xdp' }
+  | { kind: 'raw'; size: number; writable?: boolean; packet?: PacketSlots; legacyPacketLoads?: boolean };
 
 /** An initial value for a register (used by conformance harnesses and tests). */
 export type InitialReg =
@@ -47,7 +65,14 @@ export type InitialReg =
   | { type: 'ctx'; offset?: number }
   | { type: 'stack'; offset: number }
   | { type: 'map_ptr'; map: number }
-  | { type: 'map_value'; map: number; offset?: number; maybeNull?: boolean };
+  | { type: 'map_value'; map: number; offset?: number; maybeNull?: boolean }
+  /**
+   * PTR_TO_PACKET (or _META): `offset` fixed bytes past `data`, plus a variable part in
+   * [varMin, varMax] (signed) when given; `range` bytes from `data` known to be inside the packet.
+   */
+  | { type: 'packet' | 'packet_meta'; offset?: number; range?: number; varMin?: bigint; varMax?: bigint }
+  /** PTR_TO_PACKET_END */
+  | { type: 'packet_end' };
 
 export interface VerifyOptions {
   /** Maps by fd/index as used in `lddw` (src_reg 1 or 2). */

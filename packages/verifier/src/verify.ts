@@ -9,7 +9,6 @@ import { formatInsn, insnTextOf } from './insn-text.js';
 import { Alu, Atomic, CallKind, Cls, Jmp, Mode, Pseudo, aluOp, cls, isSrcReg, mode, sizeBytes } from './opcodes.js';
 import { type Program, decodeProgram } from './program.js';
 import {
-  formatScalar,
   SCALAR_UNKNOWN,
   type Scalar,
   aluView,
@@ -41,6 +40,7 @@ import {
   constReg,
   curFrame,
   formatState,
+  isPacketPointer,
   isPointer,
   mapAllRegs,
   pointerReg,
@@ -72,6 +72,10 @@ export const DEFAULT_INSN_LIMIT = 1_000_000;
 const MAX_VAR_OFF = 1n << 29n;
 /** `BPF_MAX_VAR_SIZ` */
 const MAX_VAR_SIZE = 1n << 29n;
+/** `MAX_PACKET_OFF`: packet ranges are proven only for offsets up to this. */
+const MAX_PACKET_OFF = 0xffff;
+/** `struct xdp_md`: data, data_end, data_meta, ingress_ifindex, rx_queue_index, egress_ifindex. */
+const XDP_MD_SIZE = 24;
 /** Explored states kept per instruction for pruning (older ones are dropped; pruning only gets rarer). */
 const MAX_STATES_PER_INSN = 64;
 
@@ -103,7 +107,8 @@ const BRANCH_FALL = 2;
 const BRANCH_JUMP = 4;
 
 /**
- * Verifies a program as the kernel would load it as `BPF_PROG_TYPE_TRACEPOINT`. Never throws for
+ * Verifies a program as the kernel would load it (`BPF_PROG_TYPE_TRACEPOINT` by default; see
+ * `VerifyOptions.context` for XDP and raw contexts). Never throws for
  * a rejected program (that is `ok: false` with a diagnostic); throws {@link VerifierError} only
  * for input that is not a program at all (truncated bytes, no instructions, over 1M instructions).
  */
@@ -158,7 +163,8 @@ class Verifier {
 
   run(): VerifyResult {
     let diagnostic: Diagnostic | null = null;
-    const { cfg, problem } = buildCfg(this.p, this.privileged);
+    const legacy = this.context.kind === 'raw' && this.context.legacyPacketLoads === true;
+    const { cfg, problem } = buildCfg(this.p, this.privileged, legacy);
     if (problem) {
       diagnostic = this.diagnostic(problem.insnIndex, problem.message);
     } else {
@@ -262,6 +268,22 @@ class Verifier {
           maybeNull: init.maybeNull ?? false,
           id: init.maybeNull ? this.newId() : 0,
         });
+      case 'packet':
+      case 'packet_meta': {
+        const variable = init.varMin !== undefined || init.varMax !== undefined;
+        const v = variable
+          ? normalize({ ...SCALAR_UNKNOWN, smin: init.varMin ?? SCALAR_UNKNOWN.smin, smax: init.varMax ?? SCALAR_UNKNOWN.smax })
+          : ZERO_OFFSET;
+        if (!v) throw new VerifierError('malformed', 'initial registers: contradictory packet offset bounds');
+        return pointerReg(init.type === 'packet' ? RegType.packet : RegType.packetMeta, {
+          off: init.offset ?? 0,
+          aux: init.range ?? 0,
+          v,
+          id: variable ? this.newId() : 0,
+        });
+      }
+      case 'packet_end':
+        return pointerReg(RegType.packetEnd);
     }
   }
 
@@ -454,6 +476,10 @@ class Verifier {
         else this.store(s, i);
         return i + 1;
       case Cls.LD:
+        if (op !== 0x18) {
+          this.ldAbs(s, i);
+          return i + 1;
+        }
         this.ldImm64(s, i);
         return i + 2;
       default:
@@ -620,6 +646,7 @@ class Verifier {
     if (ptr.maybeNull) {
       this.reject(i, `R${dst} pointer arithmetic on ${regTypeName(ptr)} prohibited, null-check it first`);
     }
+    if (ptr.type === RegType.packetEnd) this.reject(i, `R${dst} pointer arithmetic on pkt_end prohibited`);
     if (ptr.type === RegType.mapPtr || ptr.type === RegType.func) {
       if (o === Alu.ADD && isConst(scalar.v) && constValue(scalar.v) === 0n) return ptr;
       this.reject(i, `R${dst} pointer arithmetic on ${regTypeName(ptr)} prohibited`);
@@ -654,6 +681,8 @@ class Verifier {
     if (v.smin >= MAX_VAR_OFF || v.smin <= -MAX_VAR_OFF) {
       this.reject(i, `value ${v.smin} makes ${typeName} pointer be out of bounds`);
     }
+    // a new variable part: a new identity, and no range proven for it yet
+    if (isPacketPointer(ptr)) return { ...ptr, v, id: this.newId(), aux: 0 };
     return { ...ptr, v };
   }
 
@@ -693,8 +722,8 @@ class Verifier {
     const value = this.readReg(s, i, p.src[i]!);
     if (imm === Atomic.CMPXCHG) this.readReg(s, i, 0);
     if (isPointer(value)) this.reject(i, `R${p.src[i]} leaks addr into mem`);
-    if (base.type === RegType.ctx) {
-      this.reject(i, `BPF_ATOMIC stores into R${p.dst[i]} ctx is not allowed`);
+    if (base.type === RegType.ctx || isPacketPointer(base)) {
+      this.reject(i, `BPF_ATOMIC stores into R${p.dst[i]} ${regTypeName(base)} is not allowed`);
     }
     const old = this.access(s, i, p.dst[i]!, base, p.off[i]!, size, 'read', null);
     this.access(s, i, p.dst[i]!, base, p.off[i]!, size, 'write', UNKNOWN_SCALAR);
@@ -736,8 +765,24 @@ class Verifier {
       case RegType.ringbufMem:
         this.regionAccess(i, regNo, base, insnOff, size, base.aux, 'memory, mem_size');
         return UNKNOWN_SCALAR_SIZED(size, kind);
+      case RegType.packet:
+      case RegType.packetMeta:
+        this.packetAccess(i, regNo, base, insnOff, size);
+        return UNKNOWN_SCALAR_SIZED(size, kind);
     }
     this.reject(i, `R${regNo} invalid mem access '${regTypeName(base)}'`);
+  }
+
+  /**
+   * An access through a packet pointer (`check_packet_access`): only the fixed offset is checked,
+   * against the range proven for this pointer's variable part by a comparison with pkt_end.
+   */
+  private packetAccess(i: number, regNo: number, base: Reg, insnOff: number, size: number): void {
+    if (base.v.smin < 0n) {
+      this.reject(i, `R${regNo} min value is negative, either use unsigned index or do a if (index >=0) check.`);
+    }
+    const off = base.off + insnOff;
+    if (off < 0 || off + size > base.aux) this.reject(i, `R${regNo} offset is outside of the packet`);
   }
 
   /** Bounds of an access to a region of `limit` bytes (`check_mem_region_access`). */
@@ -770,9 +815,22 @@ class Verifier {
     }
     const off = insnOff;
     const ctx = this.context;
+    const invalid = (): never => this.reject(i, `invalid bpf_context access off=${off} size=${size}`);
+    if (ctx.kind === 'xdp') {
+      // xdp_is_valid_access: read-only, every field is a __u32; egress_ifindex (20) only for devmap programs
+      if (kind === 'write' || off < 0 || off >= XDP_MD_SIZE || size !== 4 || off % size !== 0 || off === 20) invalid();
+      return this.packetSlotRead(off, { data: 0, dataEnd: 4, meta: 8 }) ?? UNKNOWN_SCALAR_SIZED(size, kind);
+    }
     if (ctx.kind === 'raw') {
-      if (off < 0 || off + size > ctx.size || (kind === 'write' && !ctx.writable)) {
-        this.reject(i, `invalid bpf_context access off=${off} size=${size}`);
+      if (off < 0 || off + size > ctx.size || (kind === 'write' && !ctx.writable)) invalid();
+      const slots = ctx.packet;
+      if (slots) {
+        const touches = [slots.data, slots.dataEnd, slots.meta].some((at) => at !== undefined && off < at + 4 && at < off + size);
+        if (touches) {
+          // the pointer fields are read whole and never written (the kernel converts the load)
+          const ptr = kind === 'read' && size === 4 ? this.packetSlotRead(off, slots) : null;
+          return ptr ?? invalid();
+        }
       }
       return UNKNOWN_SCALAR_SIZED(size, kind);
     }
@@ -805,6 +863,14 @@ class Verifier {
       }
     }
     return UNKNOWN_SCALAR_SIZED(size, kind);
+  }
+
+  /** The packet pointer a 4-byte context read at `off` gives, or null for another field. */
+  private packetSlotRead(off: number, slots: { data: number; dataEnd: number; meta?: number }): Reg | null {
+    if (off === slots.data) return pointerReg(RegType.packet);
+    if (off === slots.dataEnd) return pointerReg(RegType.packetEnd);
+    if (off === slots.meta) return pointerReg(RegType.packetMeta);
+    return null;
   }
 
   private stackAccess(
@@ -848,7 +914,8 @@ class Verifier {
       this.reject(i, `invalid${dir} stack R${regNo} off=${off} size=${size}`);
     }
     if (off % size !== 0) {
-      this.reject(i, `misaligned stack access off ${formatTnum(base.v.t)}+${base.off}+${insnOff} size ${size}`);
+      // the offset is constant here; Linux 6.18 prints a constant var_off as its value
+      this.reject(i, `misaligned stack access off ${toSigned(constValue(base.v), 64)}+${base.off}+${insnOff} size ${size}`);
     }
     this.noteStackDepth(s, base.frame, off);
     const { k, pos } = slotOf(off);
@@ -907,6 +974,24 @@ class Verifier {
       for (const c of this.cfg.calls[sub]!) walk(c.callee, depth + 1, t, c.insnIndex);
     };
     walk(0, 1, 0, 0);
+  }
+
+  /**
+   * `BPF_LD_[ABS|IND]` (`check_ld_abs`): a load from the socket buffer in r6 that ends the
+   * program when out of range; r0 gets the value, r1-r5 are clobbered as by a call.
+   */
+  private ldAbs(s: State, i: number): void {
+    const p = this.p;
+    const ctx = this.readReg(s, i, 6);
+    if (s.refs.length > 0) this.reject(i, 'BPF_LD_[ABS|IND] cannot be mixed with socket references');
+    if (ctx.type !== RegType.ctx) this.reject(i, 'at the time of BPF_LD_ABS|IND R6 != pointer to skb');
+    if (mode(p.opcode[i]!) === Mode.IND) this.readReg(s, i, p.src[i]!);
+    if (ctx.off !== 0 || !isConst(ctx.v) || constValue(ctx.v) !== 0n) {
+      this.reject(i, `dereference of modified ctx ptr R6 off=${ctx.off} disallowed`);
+    }
+    const regs = this.regs(s);
+    for (let r = 1; r <= 5; r++) regs[r] = NOT_INIT;
+    regs[0] = UNKNOWN_SCALAR; // the kernel does not narrow it to the load size
   }
 
   // ---------------------------------------------------------------- lddw
@@ -1049,8 +1134,76 @@ class Verifier {
         return o === Jmp.JEQ ? [cloneState(s), null] : [null, cloneState(s)];
       }
     }
+    if (!is32) {
+      const outcome = this.packetBranch(s, o, d, src);
+      if (outcome) return outcome;
+    }
     if (!this.privileged) this.reject(i, `R${p.dst[i]} pointer comparison prohibited`);
     return [cloneState(s), cloneState(s)];
+  }
+
+  /**
+   * A comparison of a packet pointer with pkt_end (or of a meta pointer with the packet start)
+   * proves a range on one side (`try_match_pkt_pointers`): `pkt + n <= end` makes n bytes
+   * readable through every pointer with the same variable part.
+   */
+  private packetBranch(s: State, o: number, d: Reg, src: Reg): [State | null, State | null] | null {
+    const isStart = (r: Reg) => r.type === RegType.packet && r.off === 0 && isConst(r.v) && constValue(r.v) === 0n;
+    const bounds = (lo: Reg, hi: Reg) =>
+      (lo.type === RegType.packet && hi.type === RegType.packetEnd) || (lo.type === RegType.packetMeta && isStart(hi));
+    // normalise to `ptr <op> limit`, with the comparison seen from the bounded pointer
+    let ptr: Reg;
+    let op: number;
+    if (bounds(d, src)) {
+      ptr = d;
+      op = o;
+    } else if (bounds(src, d)) {
+      ptr = src;
+      const flip: Record<number, number> = { [Jmp.JGT]: Jmp.JLT, [Jmp.JLT]: Jmp.JGT, [Jmp.JGE]: Jmp.JLE, [Jmp.JLE]: Jmp.JGE };
+      const f = flip[o];
+      if (f === undefined) return null;
+      op = f;
+    } else {
+      return null;
+    }
+    // which edge has ptr <= limit (closed) or ptr < limit (right-open)
+    let good: 'fall' | 'taken';
+    let open: boolean;
+    switch (op) {
+      case Jmp.JGT: // fall: ptr <= limit
+        good = 'fall';
+        open = false;
+        break;
+      case Jmp.JGE: // fall: ptr < limit
+        good = 'fall';
+        open = true;
+        break;
+      case Jmp.JLT: // taken: ptr < limit
+        good = 'taken';
+        open = true;
+        break;
+      case Jmp.JLE: // taken: ptr <= limit
+        good = 'taken';
+        open = false;
+        break;
+      default:
+        return null;
+    }
+    const fall = cloneState(s);
+    const taken = cloneState(s);
+    this.markPacketRange(good === 'fall' ? fall : taken, ptr, open);
+    return [fall, taken];
+  }
+
+  /**
+   * `find_good_pkt_pointers`: every pointer sharing `ptr`'s variable part gets the range `ptr.off`
+   * (`ptr.off + 1` after a strict `ptr < limit`; the kernel proves nothing from `pkt < end` itself).
+   */
+  private markPacketRange(s: State, ptr: Reg, open: boolean): void {
+    if (ptr.off < 0 || (ptr.off === 0 && open)) return;
+    if (ptr.v.umax > BigInt(MAX_PACKET_OFF) || ptr.v.umax + BigInt(ptr.off) > BigInt(MAX_PACKET_OFF)) return;
+    const range = open ? ptr.off + 1 : ptr.off;
+    mapAllRegs(s, (r) => (r.type === ptr.type && r.id === ptr.id && r.aux < range ? { ...r, aux: range } : r));
   }
 
   /** Marks every copy of a maybe-null pointer null (becomes scalar 0) or non-null. */
@@ -1068,9 +1221,14 @@ class Verifier {
     const top = curFrame(s);
     if (top.callbackCtx !== null) {
       const r0 = this.readReg(s, i, 0);
-      if (r0.type !== RegType.scalar || r0.v.smin < 0n || r0.v.smax > 1n) {
-        const shown = r0.type === RegType.scalar ? formatScalar(r0.v) : regTypeName(r0);
-        this.reject(i, `At callback return the register R0 has ${shown} should have been in [0, 1]`);
+      if (r0.type !== RegType.scalar) this.reject(i, 'R0 not a scalar value');
+      if (r0.v.smin < 0n || r0.v.smax > 1n) {
+        // verbose_invalid_scalar
+        const { smin, smax } = r0.v;
+        let shown = '';
+        if (smin > -(1n << 63n)) shown += ` smin=${smin}`;
+        if (smax < (1n << 63n) - 1n) shown += ` smax=${smax}`;
+        this.reject(i, `At callback return the register R0 has${shown || ' unknown scalar value'} should have been in [0, 1]`);
       }
       s.frames.pop();
       const caller = curFrame(s).regs;
@@ -1157,7 +1315,7 @@ class Verifier {
           const size = kind === Arg.mapKey ? map.keySize : map.valueSize;
           if (size === 0) this.reject(i, 'invalid zero-sized read');
           if (kind === Arg.mapKey) constKey = this.constantStackKey(s, reg, size);
-          this.helperMem(s, i, r, reg, BigInt(size), BigInt(size), kind === Arg.uninitMapValue ? 'write' : 'read');
+          this.helperMem(s, i, r, reg, BigInt(size), BigInt(size), kind === Arg.uninitMapValue ? 'write' : 'read', proto);
           break;
         }
         case Arg.mem:
@@ -1174,7 +1332,7 @@ class Verifier {
             this.reject(i, `R${r + 1} unbounded memory access, use 'var &= const' or 'if (var < const)'`);
           }
           if (sv.umax === 0n && reg.type === RegType.scalar && isConst(reg.v) && constValue(reg.v) === 0n) break;
-          this.helperMem(s, i, r, reg, sv.umin, sv.umax, kind === Arg.uninitMem ? 'write' : 'read');
+          this.helperMem(s, i, r, reg, sv.umin, sv.umax, kind === Arg.uninitMem ? 'write' : 'read', proto);
           break;
         }
         case Arg.allocSize: {
@@ -1303,10 +1461,24 @@ class Verifier {
    * Memory passed to a helper (`check_helper_mem_access`): `[minSize, maxSize]` bytes read or
    * written through register r.
    */
-  private helperMem(s: State, i: number, r: number, reg: Reg, minSize: bigint, maxSize: bigint, kind: 'read' | 'write'): void {
+  private helperMem(
+    s: State,
+    i: number,
+    r: number,
+    reg: Reg,
+    minSize: bigint,
+    maxSize: bigint,
+    kind: 'read' | 'write',
+    proto: HelperProto,
+  ): void {
     void minSize;
     const size = Number(maxSize);
     switch (reg.type) {
+      case RegType.packet:
+      case RegType.packetMeta:
+        if (!proto.pktAccess) this.reject(i, 'helper access to the packet is not allowed');
+        this.packetAccess(i, r, reg, 0, size);
+        return;
       case RegType.stack: {
         if (reg.maybeNull) break;
         const frame = s.frames[reg.frame]!;
@@ -1475,14 +1647,19 @@ const slotHashes = new WeakMap<Slot, number>();
 /** A hash of everything exact comparison looks at (a collision only costs a comparison). */
 function regHash(r: Reg): number {
   if (r.type === RegType.notInit) return 1;
-  let h = mix(mix(mix(r.type, r.off), r.aux), (r.frame << 3) | (r.maybeNull ? 4 : 0) | (r.id ? 2 : 0) | (r.refId ? 1 : 0));
-  const v = r.v;
-  h = mix(mix(h, lo32(v.t.value)), hi32(v.t.value));
+  const h = mix(mix(mix(r.type, r.off), r.aux), (r.frame << 3) | (r.maybeNull ? 4 : 0) | (r.id ? 2 : 0) | (r.refId ? 1 : 0));
+  // most pointers share the zero offset object: its hash is computed once
+  return r.v === ZERO_OFFSET ? mix(h, ZERO_OFFSET_HASH) : mix(h, scalarHash(r.v));
+}
+
+function scalarHash(v: Scalar): number {
+  let h = mix(lo32(v.t.value), hi32(v.t.value));
   if (v.t.mask === 0n) return h;
   h = mix(mix(h, lo32(v.t.mask)), hi32(v.t.mask));
   for (const x of [v.umin, v.umax, v.smin, v.smax, v.u32min, v.u32max, v.s32min, v.s32max]) h = mix(mix(h, lo32(x)), hi32(x));
   return h;
 }
+const ZERO_OFFSET_HASH = scalarHash(ZERO_OFFSET);
 
 function slotHash(slot: Slot): number {
   let h = slotHashes.get(slot);

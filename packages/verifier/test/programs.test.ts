@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { verify } from '../src/index.js';
-import { ACCEPTED, type ProgramCase, REJECTED } from './programs.js';
+import { ACCEPTED, PACKET_ACCEPTED, PACKET_REJECTED, type ProgramCase, REJECTED } from './programs.js';
 import { asm, loadFormat } from './support.js';
 
 export function run(c: ProgramCase) {
@@ -8,12 +8,14 @@ export function run(c: ProgramCase) {
   return verify(bytes, {
     maps,
     ...(c.event ? { context: { kind: 'tracepoint' as const, event: loadFormat(c.event) } } : {}),
+    ...(c.xdp ? { context: { kind: 'xdp' as const } } : {}),
+    ...(c.socketFilter ? { context: { kind: 'raw' as const, size: 0, legacyPacketLoads: true } } : {}),
     ...c.options,
   });
 }
 
 describe('accepted tracepoint programs', () => {
-  it.each(ACCEPTED.map((c) => [c.name, c] as const))('%s', (_, c) => {
+  it.each([...ACCEPTED, ...PACKET_ACCEPTED].map((c) => [c.name, c] as const))('%s', (_, c) => {
     const r = run(c);
     expect(r.diagnostics).toEqual([]);
     expect(r.ok).toBe(true);
@@ -21,7 +23,7 @@ describe('accepted tracepoint programs', () => {
 });
 
 describe('rejected programs', () => {
-  it.each(REJECTED.map((c) => [c.name, c] as const))('%s', (_, c) => {
+  it.each([...REJECTED, ...PACKET_REJECTED].map((c) => [c.name, c] as const))('%s', (_, c) => {
     const r = run(c);
     expect(r.ok).toBe(false);
     expect(r.diagnostics[0]?.message).toBe(c.reject);

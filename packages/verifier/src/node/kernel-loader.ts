@@ -26,14 +26,15 @@ const HELPER_SOURCE = String.raw`/* Loads one program into the running kernel as
  * Used by the kernel differential tests and the fuzz:kernel script (compiled with gcc at run time).
  *
  * Input on stdin, one request per line, until EOF:
- *   MAPS <type>,<key>,<value>,<entries>;...   (or MAPS - for none)  then a space and
- *   <hex bytes of the instructions>
+ *   [T<prog type> ] MAPS <type>,<key>,<value>,<entries>;...   (or MAPS - for none)  then a space and
+ *   <hex bytes of the instructions>   (prog type default BPF_PROG_TYPE_TRACEPOINT)
  * 'lddw rX, map[fd:N]' (src_reg 1) refers to the N-th map of the MAPS list; its imm is replaced by
  * the map's real fd. For each request one line is printed:
  *   <ok 0|1> <errno> <verification usec or -1> <log with \n escaped as \\n>
  */
 #include <errno.h>
 #include <linux/bpf.h>
+#include <linux/btf.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,74 @@ const HELPER_SOURCE = String.raw`/* Loads one program into the running kernel as
 #include <unistd.h>
 
 static long sys_bpf(int cmd, union bpf_attr *attr) { return syscall(__NR_bpf, cmd, attr, sizeof(*attr)); }
+
+/* Programs with subprograms (bpf-to-bpf calls, callbacks) get a minimal BTF: 'long' and, per
+ * subprogram, a static FUNC 'fN' whose FUNC_PROTO takes five longs named 'a', plus one func_info record per
+ * subprogram start (the kernel needs them for callbacks such as bpf_loop's). */
+#define MAX_SUBPROGS 64
+static unsigned char btf_buf[65536];
+static int build_btf(const struct bpf_insn *insns, size_t count, struct bpf_func_info *info, int *ninfo) {
+  unsigned starts[MAX_SUBPROGS];
+  int n = 1;
+  starts[0] = 0;
+  for (size_t i = 0; i < count; i++) {
+    int is_call = insns[i].code == (BPF_JMP | BPF_CALL) && insns[i].src_reg == BPF_PSEUDO_CALL;
+    int is_func = insns[i].code == (BPF_LD | BPF_DW | BPF_IMM) && insns[i].src_reg == BPF_PSEUDO_FUNC;
+    if (is_call || is_func) {
+      long t = (long)i + insns[i].imm + 1;
+      if (t < 0 || (size_t)t >= count) continue;
+      int seen = 0;
+      for (int k = 0; k < n; k++) seen |= starts[k] == (unsigned)t;
+      if (!seen && n < MAX_SUBPROGS) starts[n++] = (unsigned)t;
+    }
+    if (insns[i].code == (BPF_LD | BPF_DW | BPF_IMM)) i++;
+  }
+  if (n == 1) return -1;
+  for (int a = 1; a < n; a++) /* sort the starts */
+    for (int b = a; b > 0 && starts[b - 1] > starts[b]; b--) { unsigned x = starts[b]; starts[b] = starts[b - 1]; starts[b - 1] = x; }
+  char strs[1024];
+  int slen = 0;
+  strs[slen++] = 0;
+  int long_name = slen;
+  slen += sprintf(strs + slen, "long") + 1;
+  int arg_name = slen; /* a FUNC's parameters need names */
+  slen += sprintf(strs + slen, "a") + 1;
+  int fname[MAX_SUBPROGS];
+  for (int k = 0; k < n; k++) { fname[k] = slen; slen += sprintf(strs + slen, "f%d", k) + 1; }
+  __u32 types[2048];
+  int t = 0;
+  /* [1] INT long: 8 bytes, signed, 64 bits */
+  types[t++] = (__u32)long_name; types[t++] = 1u << 24; types[t++] = 8; types[t++] = (1u << 24) | 64;
+  /* [2] FUNC_PROTO long (long, long, long, long, long) */
+  types[t++] = 0; types[t++] = (13u << 24) | 5; types[t++] = 1;
+  for (int k = 0; k < 5; k++) { types[t++] = (__u32)arg_name; types[t++] = 1; }
+  /* [3..] FUNC fN, static, proto [2] */
+  for (int k = 0; k < n; k++) {
+    types[t++] = (__u32)fname[k]; types[t++] = 12u << 24; types[t++] = 2;
+    info[k].insn_off = starts[k];
+    info[k].type_id = (__u32)(3 + k);
+  }
+  *ninfo = n;
+  struct btf_header h;
+  memset(&h, 0, sizeof h);
+  h.magic = 0xeB9F; h.version = 1; h.hdr_len = sizeof h;
+  h.type_off = 0; h.type_len = (__u32)(t * 4); h.str_off = h.type_len; h.str_len = (__u32)slen;
+  memcpy(btf_buf, &h, sizeof h);
+  memcpy(btf_buf + sizeof h, types, (size_t)t * 4);
+  memcpy(btf_buf + sizeof h + (size_t)t * 4, strs, (size_t)slen);
+  union bpf_attr a;
+  memset(&a, 0, sizeof a);
+  a.btf = (uint64_t)(uintptr_t)btf_buf;
+  a.btf_size = (__u32)(sizeof h + (size_t)t * 4 + (size_t)slen);
+  static char btf_log[4096];
+  btf_log[0] = 0;
+  a.btf_log_buf = (uint64_t)(uintptr_t)btf_log;
+  a.btf_log_size = sizeof btf_log;
+  a.btf_log_level = 1;
+  int fd = (int)sys_bpf(BPF_BTF_LOAD, &a);
+  if (fd < 0) fprintf(stderr, "btf load: errno %d: %s\n", errno, btf_log);
+  return fd;
+}
 
 static char log_buf[1 << 22];
 static char line[1 << 24];
@@ -57,6 +126,11 @@ int main(void) {
   static struct bpf_insn insns[1000000 + 1];
   while (fgets(line, sizeof line, stdin)) {
     char *maps = strtok(line, " \n");
+    unsigned prog_type = BPF_PROG_TYPE_TRACEPOINT;
+    if (maps && maps[0] == 'T') {
+      prog_type = (unsigned)strtoul(maps + 1, NULL, 10);
+      maps = strtok(NULL, " \n");
+    }
     char *hex = strtok(NULL, " \n");
     if (!maps || !hex) { printf("0 22 -1 bad request\n"); fflush(stdout); continue; }
     int fds[64];
@@ -101,10 +175,19 @@ int main(void) {
     } else {
       union bpf_attr a;
       memset(&a, 0, sizeof a);
-      a.prog_type = BPF_PROG_TYPE_TRACEPOINT;
+      a.prog_type = prog_type;
       a.insn_cnt = (uint32_t)count;
       a.insns = (uint64_t)(uintptr_t)insns;
       a.license = (uint64_t)(uintptr_t)"GPL";
+      static struct bpf_func_info finfo[MAX_SUBPROGS];
+      int nfinfo = 0;
+      int btf_fd = build_btf(insns, count, finfo, &nfinfo);
+      if (btf_fd >= 0) {
+        a.prog_btf_fd = (__u32)btf_fd;
+        a.func_info_rec_size = sizeof(struct bpf_func_info);
+        a.func_info = (uint64_t)(uintptr_t)finfo;
+        a.func_info_cnt = (__u32)nfinfo;
+      }
       a.log_level = 1 | 4; /* BPF_LOG_LEVEL1 | BPF_LOG_STATS */
       a.log_size = sizeof log_buf;
       a.log_buf = (uint64_t)(uintptr_t)log_buf;
@@ -128,6 +211,7 @@ int main(void) {
       }
       putchar('\n');
       if (fd >= 0) close(fd);
+      if (btf_fd >= 0) close(btf_fd);
     }
     for (int k = 0; k < nmaps; k++) close(fds[k]);
     fflush(stdout);
@@ -176,12 +260,15 @@ export class KernelLoader {
     return loader;
   }
 
-  /** Loads one program; maps are created fresh for it (lddw map[fd:N] = the N-th map). */
-  load(bytes: Uint8Array, maps: readonly MapDef[]): Promise<KernelVerdict> {
+  /**
+   * Loads one program; maps are created fresh for it (lddw map[fd:N] = the N-th map). `progType`
+   * is the `enum bpf_prog_type` (default 5, BPF_PROG_TYPE_TRACEPOINT; 6 is BPF_PROG_TYPE_XDP).
+   */
+  load(bytes: Uint8Array, maps: readonly MapDef[], progType = 5): Promise<KernelVerdict> {
     const spec = maps.length === 0 ? '-' : maps.map((m) => `${m.type},${m.keySize},${m.valueSize},${m.maxEntries}`).join(';');
     return new Promise((resolve) => {
       this.pending.push((line) => resolve(parseAnswer(line)));
-      this.child.stdin.write(`${spec} ${hexOf(bytes)}\n`);
+      this.child.stdin.write(`T${progType} ${spec} ${hexOf(bytes)}\n`);
     });
   }
 

@@ -56,7 +56,9 @@ export function runCase(c: Case): Outcome {
     for (const pre of parsePreVariants((c.doc.pre as string[] | undefined) ?? [])) {
     const result = verify(bytes, {
       maps: pre.maps,
-      context: { kind: 'raw', size: 64, writable: true },
+      // PREVAIL's test context: 64 bytes, data and data_end pointer slots at 0 and 4 (no meta)
+      // PREVAIL allows the legacy socket-filter loads (skb[...]) on it
+      context: { kind: 'raw', size: 64, writable: true, packet: { data: 0, dataEnd: 4 }, legacyPacketLoads: true },
       allowUninitStack: false,
       rejectDivisionByZero: options.includes('!allow_division_by_zero'),
       initialRegs: pre.regs,

@@ -325,8 +325,21 @@ export function parsePre(pre: readonly string[]): PrevailPre {
   const fields = new Map<number, Map<string, string>>();
   const stackBytes: number[] = [];
   const unsupported: string[] = [];
+  // the packet's size: the kernel's range is what is known to be there, the lower bound
+  let packetSize = 0;
   for (const c of pre) {
     let m: RegExpExecArray | null;
+    if ((m = /^packet_size=(.*)$/.exec(c))) {
+      const r = range(m[1]!);
+      if (r) packetSize = Math.max(0, Number(r[0]));
+      else unsupported.push(c);
+      continue;
+    }
+    if (c === 'meta_offset=0') continue; // no metadata before the packet: nothing to express
+    if ((m = /^meta_offset=/.exec(c))) {
+      unsupported.push(c); // PREVAIL's reads before `data`; Linux reads metadata only through data_meta
+      continue;
+    }
     if ((m = /^r(\d+)\.(\w+)=(.*)$/.exec(c))) {
       const r = Number(m[1]);
       if (!fields.has(r)) fields.set(r, new Map());
@@ -382,6 +395,23 @@ export function parsePre(pre: readonly string[]): PrevailPre {
         const sv = f.get('svalue') ?? f.get('uvalue');
         const maybeNull = sv !== undefined && range(sv)?.[0] === 0n;
         regs[r] = { type: 'map_value', map: index, offset: int('shared_offset'), maybeNull };
+        break;
+      }
+      case 'packet': {
+        const po = f.get('packet_offset') ?? '0';
+        if (po === 'packet_size') {
+          regs[r] = { type: 'packet_end' };
+          break;
+        }
+        const pr = range(po);
+        if (!pr) {
+          unsupported.push(`r${r}.packet_offset=${po}`);
+          regs[r] = { type: 'packet', range: 0, varMin: -(1n << 31n), varMax: 1n << 31n };
+        } else if (pr[0] === pr[1]) {
+          regs[r] = { type: 'packet', offset: Number(pr[0]), range: packetSize };
+        } else {
+          regs[r] = { type: 'packet', range: 0, varMin: pr[0], varMax: pr[1] };
+        }
         break;
       }
       case 'map_fd':
