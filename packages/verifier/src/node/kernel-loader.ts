@@ -2,7 +2,8 @@
 // through a small C helper compiled with gcc on first use: the reference for differential tests.
 // Needs root (or CAP_BPF + CAP_PERFMON) and gcc.
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -222,12 +223,26 @@ int main(void) {
 
 let compiled: string | null = null;
 
+/**
+ * The helper binary, built once per source text into the temporary directory (named by the
+ * source's digest, so runs share it and no run leaves a directory behind); built aside and
+ * renamed into place, so a concurrent run never executes a half-written file.
+ */
 function compileHelper(): string {
   if (compiled) return compiled;
-  const dir = mkdtempSync(join(tmpdir(), 'probeyard-bpf-load-'));
-  writeFileSync(join(dir, 'bpf-load.c'), HELPER_SOURCE);
-  execFileSync('gcc', ['-O2', '-o', join(dir, 'bpf-load'), join(dir, 'bpf-load.c')], { stdio: 'pipe' });
-  compiled = join(dir, 'bpf-load');
+  const digest = createHash('sha256').update(HELPER_SOURCE).digest('hex').slice(0, 12);
+  const binary = join(tmpdir(), `probeyard-bpf-load-${digest}`);
+  if (!existsSync(binary)) {
+    const dir = mkdtempSync(join(tmpdir(), 'probeyard-bpf-load-build-'));
+    try {
+      writeFileSync(join(dir, 'bpf-load.c'), HELPER_SOURCE);
+      execFileSync('gcc', ['-O2', '-o', join(dir, 'bpf-load'), join(dir, 'bpf-load.c')], { stdio: 'pipe' });
+      renameSync(join(dir, 'bpf-load'), binary);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  compiled = binary;
   return compiled;
 }
 
