@@ -13,9 +13,11 @@ function runnerHex(bytes: Uint8Array): string {
   return [...bytes].map((b) => `${b.toString(16).padStart(2, '0')}  `).join('');
 }
 
-async function plugin(program: Uint8Array, memory: Uint8Array) {
+async function plugin(program: Uint8Array, memory: Uint8Array, tier?: 'compiled' | 'interpreter') {
   const io = bufferIo(`${runnerHex(program)}\n`);
   const args = memory.length > 0 ? [runnerHex(memory)] : [];
+  // the tier option comes after the memory argument, as the runner's --plugin_options append it
+  if (tier) args.push('--tier', tier);
   const code = await conformancePluginCommand.run(args, io);
   return { code, out: io.out, err: io.err };
 }
@@ -28,8 +30,24 @@ describe('probeyard conformance-plugin', () => {
     // r0 = r2 (the memory length)
     ['bf 20 00 00 00 00 00 00 95 00 00 00 00 00 00 00', '00 00 00 01 00 00 00 02', '8\n'],
   ])('prints r0 in lowercase hex: %s', async (program, memory, expected) => {
-    const r = await plugin(parseHexBytes(program, 'p'), parseHexBytes(memory, 'm'));
-    expect(r).toEqual({ code: 0, out: expected, err: '' });
+    for (const tier of [undefined, 'compiled', 'interpreter'] as const) {
+      const r = await plugin(parseHexBytes(program, 'p'), parseHexBytes(memory, 'm'), tier);
+      expect(r).toEqual({ code: 0, out: expected, err: '' });
+    }
+  });
+
+  it('says which tier ran with --debug, and refuses an unknown tier', async () => {
+    const io = bufferIo('');
+    const code = await conformancePluginCommand.run(['--program', 'b700000007000000 9500000000000000', '--tier', 'interpreter', '--debug'], io);
+    expect([code, io.out]).toEqual([0, '7\n']);
+    expect(io.err).toMatch(/^tier: interpreter\n/);
+    const io2 = bufferIo('');
+    const code2 = await conformancePluginCommand.run(['--program', 'b700000007000000 9500000000000000', '--tier', 'compiled', '--debug'], io2);
+    expect([code2, io2.out]).toEqual([0, '7\n']);
+    expect(io2.err).toMatch(/^tier: compiled\n/);
+    await expect(conformancePluginCommand.run(['--program', '9500000000000000', '--tier', 'jit'], bufferIo(''))).rejects.toThrow(
+      /--tier: 'jit' is not compiled or interpreter/,
+    );
   });
 
   it('refuses a reserved-field encoding with a message and exit 1', async () => {
@@ -39,8 +57,8 @@ describe('probeyard conformance-plugin', () => {
     expect(r.err).toMatch(/^load program: 0: reserved field offset must be 0, is 1/);
   });
 
-  it('reports an out-of-bounds load as a fault with exit 1', async () => {
-    const r = await plugin(parseHexBytes('79 10 08 00 00 00 00 00 95 00 00 00 00 00 00 00', 'p'), new Uint8Array(4));
+  it.each(['compiled', 'interpreter'] as const)('reports an out-of-bounds load as a fault with exit 1 (%s)', async (tier) => {
+    const r = await plugin(parseHexBytes('79 10 08 00 00 00 00 00 95 00 00 00 00 00 00 00', 'p'), new Uint8Array(4), tier);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/^memory fault: 8-byte access at 0x1_00000008 outside region context of 4 bytes at pc 0/);
   });
@@ -56,7 +74,7 @@ describe('probeyard conformance-plugin', () => {
     .find((p) => existsSync(p));
   if (!folder) console.log('conformance-plugin corpus test: skipped: the shared corpus is absent');
 
-  it.skipIf(!folder)('passes the bpf_conformance tests the way the runner checks them', async () => {
+  it.skipIf(!folder).each(['compiled', 'interpreter'] as const)('passes the bpf_conformance tests the way the runner checks them (--tier %s)', async (tier) => {
     let pass = 0;
     const failures: string[] = [];
     const files = readdirSync(folder as string).filter((f) => f.endsWith('.data'));
@@ -79,11 +97,11 @@ describe('probeyard conformance-plugin', () => {
       } else program = encode(assembleInstructions(asm ?? '', { syntax: 'conformance' }));
       const memory = parseHexBytes((section('mem') ?? '').replace(/#.*/g, ''), 'mem');
       const expected = BigInt((section('result') ?? '0').trim().split('\n')[0] as string);
-      const r = await plugin(program, memory);
+      const r = await plugin(program, memory, tier);
       if (r.code === 0 && BigInt(`0x${r.out.trim()}`) === expected) pass++;
       else failures.push(`${f}: ${r.out}${r.err}`);
     }
-    console.log(`conformance-plugin: ${pass}/${files.length} tests pass`);
+    console.log(`conformance-plugin --tier ${tier}: ${pass}/${files.length} tests pass`);
     expect(failures).toEqual([]);
   });
 });

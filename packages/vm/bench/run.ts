@@ -1,10 +1,13 @@
-// VM benchmark: ns per executed instruction and per run on the perf-workloads corpus, side by
-// side with the kernel's JIT (BPF_PROG_TEST_RUN with repeat) when bpf() is usable here, else the
-// corpus README's stored kernel figures, labelled as stored. Engines are interleaved round by
-// round and medians reported, because the host is shared.
+// VM benchmark: ns per executed instruction and per run on the perf-workloads corpus through the
+// interpreter, the compiled (WebAssembly) tier and the kernel's JIT (BPF_PROG_TEST_RUN with
+// repeat) when bpf() is usable here, else the corpus README's stored kernel figures, labelled as
+// stored. Engines are interleaved round by round and medians reported, because the host is
+// shared; the ratios are the figures to read. Also reports the compiled tier's compile time per
+// 1,000 instructions.
 //
 //   pnpm --filter @probeyard/vm bench [--rounds N]
 import { existsSync, readFileSync } from 'node:fs';
+import { cpus, loadavg, release } from 'node:os';
 import { join } from 'node:path';
 import {
   EventRuntime,
@@ -15,6 +18,7 @@ import {
   MapType,
   RunStatus,
   Vm,
+  type VmTier,
 } from '../src/index.js';
 import { KernelProgType, KernelRunner } from '../src/node/index.js';
 import { countByTypeSource } from '../test/runtime.test-program.js';
@@ -127,10 +131,16 @@ console.log(
     ? `kernel: measured here, BPF_PROG_TEST_RUN (XDP) with repeat, JIT ${readFileSync('/proc/sys/net/core/bpf_jit_enable', 'utf8').trim() === '1' ? 'on' : 'off'}`
     : `kernel: not usable here (${(opened as { unavailable: string }).unavailable}); kernel columns are the corpus README's STORED figures`,
 );
-console.log(`rounds: ${rounds} (interleaved VM/kernel), medians\n`);
+const cpu = cpus();
+console.log(
+  `machine: ${cpu.length} x ${cpu[0]?.model ?? '?'}, Linux ${release()}, Node ${process.version}, ` +
+    `load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (shared host: read the ratios)`,
+);
+console.log(`rounds: ${rounds} (interleaved interpreter / compiled / kernel), medians\n`);
 
-const tiers = ['interpreter', 'compiled'] as const;
+const tiers: VmTier[] = ['interpreter', 'compiled'];
 const vms = tiers.map((tier) => new Vm({ budget: 100_000_000, standardHelpers: false, tier }));
+const ratios: string[] = [];
 const rows: string[][] = [];
 const cpuNs = () => {
   const u = process.cpuUsage();
@@ -140,6 +150,7 @@ for (const w of workloads) {
   const programs = vms.map((vm) => loadProgramOrThrow(w.program, vm.loadOptions(w.name)));
   let insns = 0;
   vms.forEach((vm, t) => {
+    if (vm.tierOf(programs[t] as LoadedProgram) !== tiers[t]) throw new Error(`${w.name}: not on the ${tiers[t]} tier: ${vm.tierCounters.lastFallbackReason}`);
     vm.run(programs[t] as LoadedProgram, w.context);
     if (vm.r0 !== w.expectedR0) throw new Error(`${w.name} (${tiers[t]}): r0 0x${vm.r0.toString(16)}, expected 0x${w.expectedR0.toString(16)}`);
     insns = vm.insnCount;
@@ -192,6 +203,14 @@ for (const w of workloads) {
     kRun = s?.nsPerRun ?? (s?.nsPerInsn !== undefined ? s.nsPerInsn * insns : undefined);
     if (kInsn === undefined && kRun !== undefined) kInsn = kRun / insns;
   }
+  const runOf = (t: number) => median(vmNsPerRun[t] as number[]);
+  const cpuOf = (t: number) => median(vmCpuPerRun[t] as number[]);
+  ratios.push(
+    `${w.name.padEnd(28)} interpreter/compiled ${(runOf(0) / runOf(1)).toFixed(1)}x (cpu ${(cpuOf(0) / cpuOf(1)).toFixed(1)}x)` +
+      (kRun === undefined
+        ? ''
+        : `   compiled/kernel JIT ${(runOf(1) / kRun).toFixed(2)}x (cpu ${(cpuOf(1) / kRun).toFixed(2)}x)   interpreter/kernel JIT ${(runOf(0) / kRun).toFixed(1)}x${source === 'STORED' ? ' (kernel STORED)' : ''}`),
+  );
   tiers.forEach((tier, t) => {
     const vmRun = median(vmNsPerRun[t] as number[]);
     const vmCpu = median(vmCpuPerRun[t] as number[]);
@@ -247,10 +266,51 @@ if (existsSync(join(tracefs, 'cpu0.raw'))) {
   }
 }
 
+// compile time of the compiled tier: the bench programs and the test-suite programs, each
+// compiled fresh (a new copy of the bytes with a no-op appended defeats the module cache)
+{
+  // the first compile of the process pays for warming up the compiler itself: shown apart
+  const perK: number[] = [];
+  let first = 0;
+  const sources = [aluLoop100k, memSum, ctxHash];
+  for (let k = 0; k < 40; k++) {
+    for (const bytes of sources) {
+      const copy = concat(insn(0xb7, 9, 0, 0, k), bytes);
+      const vm = new Vm({ standardHelpers: false });
+      vm.tierOf(loadProgramOrThrow(copy, vm.loadOptions()));
+      if (k === 0 && first === 0) first = vm.tierCounters.compileNs;
+      else perK.push((vm.tierCounters.compileNs / vm.tierCounters.compiledInstructions) * 1000);
+    }
+  }
+  // a larger program: 2,000 instructions of straight-line ALU and stack traffic with forward jumps
+  const big: Uint8Array[] = [];
+  for (let i = 0; i < 2000; i++) {
+    const r = i % 5;
+    if (i % 7 === 0) big.push(insn(0x7b, 10, r, -8 * ((i % 60) + 1), 0));
+    else if (i % 11 === 0) big.push(insn(0x15, r, 0, 1, 3));
+    else big.push(insn(0x07 | ((i % 4) * 0x10), r, 0, 0, i));
+  }
+  big.push(insn(0xb7, 0, 0, 0, 0), insn(0x95, 0, 0, 0, 0));
+  let bigNs = 0;
+  for (let k = 0; k < 5; k++) {
+    const vm = new Vm({ standardHelpers: false });
+    vm.tierOf(loadProgramOrThrow(concat(insn(0xb7, 9, 0, 0, k), ...big), vm.loadOptions()));
+    if (vm.tierCounters.compiledPrograms !== 1) throw new Error(`big program not compiled: ${vm.tierCounters.lastFallbackReason}`);
+    bigNs += vm.tierCounters.compileNs;
+  }
+  ratios.push(
+    `compile time (BPF -> wasm -> WebAssembly.Module): first program of the process ${(first / 1e6).toFixed(1)} ms (cold compiler); ` +
+      `then median ${(median(perK) / 1e6).toFixed(2)} ms per 1,000 instructions on the ~14-instruction workloads (fixed cost dominates), ` +
+      `${((bigNs / 5 / 2002) * 1000 / 1e6).toFixed(2)} ms per 1,000 instructions on a 2,002-instruction program`,
+  );
+}
+
 const header = ['workload [tier]', 'insns/run', 'VM ns/insn (wall, cpu)', 'VM per run', 'kernel JIT ns/insn', 'kernel per run', 'VM/kernel per run'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
 const fmt = (r: string[]) => r.map((c, i) => c.padEnd(widths[i] as number)).join('  ');
 console.log(fmt(header));
 console.log(widths.map((w) => '-'.repeat(w)).join('  '));
 for (const r of rows) console.log(fmt(r));
+console.log('\nratios, per run, medians of interleaved rounds:');
+for (const r of ratios) console.log(`  ${r}`);
 kernel?.close();

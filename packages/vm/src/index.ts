@@ -26,7 +26,8 @@ export {
   loadProgramOrThrow,
   type MapRef,
 } from './program.js';
-export { type HelperEnvironment, RunStatus, Vm, type VmOptions, type VmOutput } from './vm.js';
+export { type HelperEnvironment, RunStatus, type TierCounters, Vm, type VmOptions, type VmOutput, type VmTier } from './vm.js';
+export { programDigest } from './wasm/wasm-tier.js';
 export {
   decodeTyped,
   type MapSnapshot,

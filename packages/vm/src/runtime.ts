@@ -1,7 +1,7 @@
 import type { VmFault } from './errors.js';
 import { RingBuffer } from './maps/ring-buffer.js';
 import type { LoadedProgram } from './program.js';
-import { RunStatus, Vm, type VmOptions, type VmOutput } from './vm.js';
+import { RunStatus, Vm, type VmOptions, type VmOutput, type VmTier } from './vm.js';
 
 /**
  * One tracepoint record as the runtime needs it. `data` starts at `common_type` (the raw
@@ -41,6 +41,14 @@ export interface RuntimeCounters {
   timeNs: number;
   /** Outputs that did not fit (ring buffer full). */
   lost: number;
+  /**
+   * The tier the program runs on: `compiled` (WebAssembly) unless the VM was told to interpret
+   * or the compiler did not take the program (then `fallbackReason` says why).
+   */
+  tier: VmTier;
+  /** Time spent compiling the program for this runtime (0 when the module was cached or interpreted), ns. */
+  compileNs: number;
+  fallbackReason?: string;
 }
 
 /** Outputs collected over some events, in order, with a sequence number per batch. */
@@ -80,6 +88,8 @@ export class EventRuntime {
     budgetExhaustions: 0,
     timeNs: 0,
     lost: 0,
+    tier: 'interpreter',
+    compileNs: 0,
   };
   private pending: VmOutput[] = [];
   private sequence = 0;
@@ -100,6 +110,11 @@ export class EventRuntime {
     this.pidOffset = options.pidOffset ?? 4;
     this.accept = options.accept;
     this.ringBuffers = vm.maps.filter((m): m is RingBuffer => m instanceof RingBuffer);
+    // choose the tier now (compiling once), so the choice and its cost show before the first event
+    const before = vm.tierCounters.compileNs;
+    this.counters.tier = vm.tierOf(program);
+    this.counters.compileNs = vm.tierCounters.compileNs - before;
+    if (this.counters.tier !== vm.tier) this.counters.fallbackReason = vm.tierCounters.lastFallbackReason;
   }
 
   /** Receives one VM output (wire it as the VM's `output` option). */

@@ -9,12 +9,34 @@ import {
 } from './address.js';
 import { type RegionKind, VmError, VmFault } from './errors.js';
 import { HelperAction, type HelperFn, standardHelpers } from './helpers.js';
-import { compileProgram } from './compile.js';
 import { formatInsn } from './insn-text.js';
 import type { BpfMap } from './maps/map.js';
 import { RingBuffer } from './maps/ring-buffer.js';
 import { InternalOp, type LoadedProgram, type LoadOptions, type MapRef } from './program.js';
 import { mul64, sdivmod64, udivmod64, wide } from './wide.js';
+import {
+  AbortKind,
+  BASE_ADDR,
+  LEN_ADDR,
+  LOW_ADDR,
+  MAPS_ADDR,
+  MAX_COMPILED_BUDGET,
+  MAX_REGIONS,
+  PAGE,
+  REG_HI_ADDR,
+  REG_LO_ADDR,
+  STACK_ADDR,
+  State,
+  STATE_ADDR,
+} from './wasm/wasm-layout.js';
+import {
+  type CompiledEntry,
+  compiledModule,
+  createWasmMemory,
+  hasWebAssembly,
+  instantiate,
+  type WasmMemory,
+} from './wasm/wasm-tier.js';
 
 /** r10 of frame 0: the stack grows down from the end of the stack region, one frame per call. */
 const STACK_TOP = STACK_FRAME_SIZE * MAX_FRAMES;
@@ -61,12 +83,31 @@ export interface VmOptions {
   /** Seed of `bpf_get_prandom_u32` (xorshift). */
   randomSeed?: number;
   /**
-   * Execution tier: `interpreter` (the default) switches on predecoded opcodes; `compiled`
-   * translates each program once into a JavaScript function (see compile.ts) and falls back to
-   * the interpreter for programs it does not take (local calls, tail calls) or where code
-   * generation is not allowed.
+   * Execution tier. `compiled` (the default) compiles each program once to WebAssembly
+   * (wasm/compile-wasm.ts) and runs it as machine code, falling back to the interpreter for a
+   * program it does not take or cannot compile (see {@link Vm.tierCounters}); `interpreter`
+   * forces the interpreter (one `switch` on predecoded opcodes).
    */
-  tier?: 'interpreter' | 'compiled';
+  tier?: VmTier;
+}
+
+/** The execution tiers: WebAssembly-compiled, or interpreted. */
+export type VmTier = 'compiled' | 'interpreter';
+
+/** What the VM's tier choice did so far (the runtime shows these). */
+export interface TierCounters {
+  /** Programs that run compiled, and programs that fell back to the interpreter. */
+  compiledPrograms: number;
+  fallbackPrograms: number;
+  /** Compile time of the programs this VM compiled (cache hits add nothing), ns. */
+  compileNs: number;
+  /** Instructions of the programs this VM compiled. */
+  compiledInstructions: number;
+  /** Runs (and tail-called programs) executed by each tier. */
+  compiledRuns: number;
+  interpretedRuns: number;
+  /** Why the last program fell back to the interpreter. */
+  lastFallbackReason: string | undefined;
 }
 
 /**
@@ -77,30 +118,58 @@ export interface VmOptions {
  */
 export class Vm {
   /** Low and high 32-bit halves of r0..r10. */
-  readonly regLo = new Int32Array(11);
-  readonly regHi = new Int32Array(11);
+  regLo = new Int32Array(11);
+  regHi = new Int32Array(11);
   readonly maps: readonly BpfMap[];
   readonly budget: number;
   readonly environment: HelperEnvironment;
   readonly output: (output: VmOutput) => void;
-  readonly tier: 'interpreter' | 'compiled';
-  /** The program being run (for the compiled tier's fault reports). */
+  /** The tier asked for (a program may still fall back to the interpreter: {@link tierOf}). */
+  readonly tier: VmTier;
+  readonly tierCounters: TierCounters = {
+    compiledPrograms: 0,
+    fallbackPrograms: 0,
+    compileNs: 0,
+    compiledInstructions: 0,
+    compiledRuns: 0,
+    interpretedRuns: 0,
+    lastFallbackReason: undefined,
+  };
+  /** The program being run. */
   currentProgram: LoadedProgram | undefined;
+  /**
+   * The compiled tier's linear memory: registers, region table, stack, map values and the
+   * context live here (wasm/wasm-layout.ts), and the typed arrays of this VM and its maps are
+   * views of it. Undefined when the VM interprets only.
+   */
+  private memory: WasmMemory | undefined;
+  private runState = new Int32Array(8);
+  private regionBase = new Int32Array(0);
+  private mapAddr: number[] = [];
+  /** Bytes of each map's values (kept apart: a view's length reads 0 once memory.grow detached it). */
+  private mapBytes: number[] = [];
+  private regionCount = 0;
+  private contextAddr = 0;
+  private readonly entries = new WeakMap<LoadedProgram, CompiledEntry | null>();
+  private unknownHelperId = 0;
+  /** The last program run compiled and its entry (skips the WeakMap on the per-event path). */
+  private hotProgram: LoadedProgram | undefined;
+  private hotEntry: CompiledEntry | undefined;
 
   // Region table: index = region id (high half of an address).
   readonly regionBytes: Uint8Array[] = [];
   readonly regionViews: DataView[] = [];
-  readonly regionLength: Int32Array;
+  regionLength: Int32Array;
   /**
    * First accessible byte of each region: 0, except for the stack, where it is the bottom of the
    * current frame (a frame reaches its own 512 bytes and its callers', never a callee's).
    */
-  readonly regionLow: Int32Array;
+  regionLow: Int32Array;
   readonly regionKind: RegionKind[] = [];
   private contextBuffer = new Uint8Array(256);
   private readonly ringBuffers: RingBuffer[];
   /** The stack as 8-byte words, for zeroing a frame without a native call. */
-  private readonly stackWords: Float64Array;
+  private stackWords: Float64Array;
 
   readonly helperTable: (HelperFn | undefined)[] = [];
   private readonly frameReturn = new Int32Array(MAX_FRAMES);
@@ -140,7 +209,7 @@ export class Vm {
     this.budget = options.budget ?? 1_000_000;
     this.environment = options.environment ?? {};
     this.output = options.output ?? (() => {});
-    this.tier = options.tier ?? 'interpreter';
+    this.tier = options.tier ?? 'compiled';
     this.randomState = (options.randomSeed ?? 0x2545f491) | 0 || 1;
     if (options.standardHelpers !== false) {
       for (const [id, fn] of standardHelpers) this.helperTable[id] = fn;
@@ -165,6 +234,194 @@ export class Vm {
           this.output({ kind: 'ringbuf', map: rb.name, cpu: this.cpu, timestamp: this.timestamp, data });
       }
     });
+    if (this.tier === 'compiled') {
+      const why = !hasWebAssembly
+        ? 'WebAssembly is not available'
+        : regionCount > MAX_REGIONS
+          ? `${this.maps.length} maps: more regions than the compiled tier's ${MAX_REGIONS}`
+          : this.budget > MAX_COMPILED_BUDGET
+            ? `budget ${this.budget} is above the compiled tier's ${MAX_COMPILED_BUDGET}`
+            : undefined;
+      if (why === undefined) this.createMemory();
+      else this.tierCounters.lastFallbackReason = why;
+    }
+  }
+
+  /**
+   * Moves the registers, the region table, the stack, every map's values and the context into
+   * one WebAssembly memory (see wasm/wasm-layout.ts) so compiled code and the interpreter share them.
+   */
+  private createMemory(): void {
+    let at = MAPS_ADDR;
+    this.mapBytes = this.maps.map((m) => m.values.length);
+    this.regionCount = this.regionLength.length;
+    this.mapAddr = this.maps.map((m) => {
+      const a = at;
+      at += (m.values.length + 7) & ~7;
+      return a;
+    });
+    this.contextAddr = at;
+    const contextCapacity = Math.max(65536, this.contextBuffer.length);
+    const pages = Math.ceil((at + contextCapacity) / PAGE);
+    let memory: WasmMemory;
+    try {
+      memory = createWasmMemory(pages);
+    } catch (e) {
+      this.tierCounters.lastFallbackReason = `memory of ${pages} pages: ${(e as Error).message}`;
+      return;
+    }
+    const old = {
+      lo: this.regLo,
+      hi: this.regHi,
+      low: this.regionLow,
+      len: this.regionLength,
+      stack: this.regionBytes[STACK_REGION] as Uint8Array,
+      context: this.contextBuffer,
+    };
+    const mapValues = this.maps.map((m) => m.values);
+    this.memory = memory;
+    this.bindViews();
+    const buf = memory.buffer;
+    new Uint8Array(buf, STACK_ADDR, old.stack.length).set(old.stack);
+    this.maps.forEach((m, i) => {
+      new Uint8Array(buf, this.mapAddr[i] as number, m.values.length).set(mapValues[i] as Uint8Array);
+    });
+    this.regLo.set(old.lo);
+    this.regHi.set(old.hi);
+    this.regionLow.set(old.low);
+    this.regionLength.set(old.len);
+    this.regionLength[CONTEXT_REGION] = 0;
+    const base = this.regionBase;
+    base[CONTEXT_REGION] = this.contextAddr;
+    base[STACK_REGION] = STACK_ADDR;
+    this.maps.forEach((_, i) => {
+      base[3 + i] = this.mapAddr[i] as number;
+    });
+    this.runState[State.regionCount / 4] = this.regionLength.length;
+    this.runState[State.budget / 4] = this.budget;
+  }
+
+  /** (Re)creates every typed-array view of the compiled tier's memory (after creating or growing it). */
+  private bindViews(): void {
+    const memory = this.memory as WasmMemory;
+    const buf = memory.buffer;
+    // lengths come from fields, never from the old views: after memory.grow they read 0
+    const nr = this.regionCount;
+    this.regLo = new Int32Array(buf, REG_LO_ADDR, 11);
+    this.regHi = new Int32Array(buf, REG_HI_ADDR, 11);
+    this.runState = new Int32Array(buf, STATE_ADDR, 8);
+    this.regionLow = new Int32Array(buf, LOW_ADDR, nr);
+    this.regionLength = new Int32Array(buf, LEN_ADDR, nr);
+    this.regionBase = new Int32Array(buf, BASE_ADDR, nr);
+    const stack = new Uint8Array(buf, STACK_ADDR, STACK_FRAME_SIZE * MAX_FRAMES);
+    this.stackWords = new Float64Array(buf, STACK_ADDR, (STACK_FRAME_SIZE * MAX_FRAMES) / 8);
+    this.setRegionBytes(STACK_REGION, stack);
+    this.maps.forEach((m, i) => {
+      m.values = new Uint8Array(buf, this.mapAddr[i] as number, this.mapBytes[i] as number);
+      this.setRegionBytes(3 + i, m.values);
+    });
+    this.contextBuffer = new Uint8Array(buf, this.contextAddr, buf.byteLength - this.contextAddr);
+    this.setRegionBytes(CONTEXT_REGION, this.contextBuffer);
+  }
+
+  private setRegionBytes(id: number, bytes: Uint8Array): void {
+    this.regionBytes[id] = bytes;
+    this.regionViews[id] = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  /**
+   * A map's values may have been taken by another VM since this one last ran (several VMs can
+   * share maps): take them back (the compiled tier copies them into its memory).
+   */
+  private syncMapRegions(): void {
+    const maps = this.maps;
+    for (let i = 0; i < maps.length; i++) {
+      const m = maps[i] as BpfMap;
+      const id = 3 + i;
+      if (m.values === this.regionBytes[id]) continue;
+      if (this.memory) {
+        const mine = new Uint8Array(this.memory.buffer, this.mapAddr[i] as number, this.mapBytes[i] as number);
+        mine.set(m.values);
+        m.values = mine;
+        this.setRegionBytes(id, mine);
+      } else this.addRegion(id, m.values, this.regionKind[id] as RegionKind);
+    }
+  }
+
+  /**
+   * The tier `program` runs on in this VM: compiles it on first use (or takes the cached module
+   * of the same bytes), and counts the choice in {@link tierCounters}.
+   */
+  tierOf(program: LoadedProgram): VmTier {
+    return this.entryOf(program) ? 'compiled' : 'interpreter';
+  }
+
+  private entryOf(program: LoadedProgram): CompiledEntry | undefined {
+    const known = this.entries.get(program);
+    if (known !== undefined) return known ?? undefined;
+    let entry: CompiledEntry | null = null;
+    const c = this.tierCounters;
+    if (this.memory) {
+      const r = compiledModule(program);
+      if (r.ok) {
+        try {
+          const memory = this.memory;
+          entry = instantiate(r.compiled, memory, (id, pc, frame) => {
+            this.lastPc = pc;
+            this.lastProgram = program;
+            this.frame = frame;
+            const fn = id >= 0 ? this.helperTable[id] : undefined;
+            if (fn === undefined) {
+              this.unknownHelperId = id;
+              return 4;
+            }
+            return fn(this);
+          });
+          if (!r.cached) {
+            c.compileNs += r.compiled.compileNs;
+            c.compiledInstructions += r.compiled.instructions;
+          }
+        } catch (e) {
+          c.lastFallbackReason = `instantiate: ${(e as Error).message}`;
+        }
+      } else c.lastFallbackReason = r.reason;
+    }
+    if (entry) c.compiledPrograms++;
+    else c.fallbackPrograms++;
+    this.entries.set(program, entry);
+    return entry ?? undefined;
+  }
+
+  /** One program (of a run and its tail calls) on its tier, from pc 0 with `n` instructions counted. */
+  private runOne(prog: LoadedProgram, n: number): number {
+    const entry = prog === this.hotProgram ? this.hotEntry : this.memory ? this.entryOf(prog) : undefined;
+    if (entry === undefined) {
+      this.tierCounters.interpretedRuns++;
+      return this.interpret(prog, n);
+    }
+    this.tierCounters.compiledRuns++;
+    this.hotProgram = prog;
+    this.hotEntry = entry;
+    this.faultBase = -1;
+    this.faultSize = 0;
+    this.faultMsg = '';
+    const S = this.runState;
+    if (entry(n) === 0) return this.conclude(prog, S[State.pc / 4] as number, S[State.n / 4] as number, 0, RunStatus.ok);
+    const pc = S[State.pc / 4] as number;
+    const count = S[State.n / 4] as number;
+    const frame = S[State.frame / 4] as number;
+    const kind = S[State.kind / 4] as number;
+    let status: number = RunStatus.ok;
+    if (kind === AbortKind.memory) {
+      this.faultBase = S[State.faultBase / 4] as number;
+      this.faultSize = S[State.faultSize / 4] as number;
+    } else if (kind === AbortKind.budget) status = RunStatus.budgetExhausted;
+    else if (kind === AbortKind.callDepth) this.faultMsg = `call stack deeper than ${MAX_FRAMES} frames`;
+    else if (kind === AbortKind.helper + HelperAction.fault) this.faultMsg = 'helper';
+    else if (kind === AbortKind.helper + HelperAction.tailCall) status = count > this.budget ? RunStatus.budgetExhausted : TAIL_CALL;
+    else if (kind === AbortKind.helper + 4) this.faultMsg = `call to unknown helper ${this.unknownHelperId}`;
+    else if (kind !== AbortKind.helper + HelperAction.exit) this.faultMsg = `compiled code stopped with kind ${kind}`;
+    return this.conclude(prog, pc, count, frame, status);
   }
 
   private addRegion(id: number, bytes: Uint8Array, kind: RegionKind): void {
@@ -248,10 +505,19 @@ export class Vm {
   setContext(context: Uint8Array, byteOffset = 0, length = context.length - byteOffset): void {
     const n = length;
     if (n > this.contextBuffer.length) {
-      let size = this.contextBuffer.length;
-      while (size < n) size *= 2;
-      this.contextBuffer = new Uint8Array(size);
-      this.addRegion(CONTEXT_REGION, this.contextBuffer, 'context');
+      if (this.memory) {
+        // the context is last in the compiled tier's memory: grow it, then renew every view
+        let size = this.contextBuffer.length;
+        while (size < n) size *= 2;
+        const pages = Math.ceil((this.contextAddr + size) / PAGE) - this.memory.buffer.byteLength / PAGE;
+        if (pages > 0) this.memory.grow(pages);
+        this.bindViews();
+      } else {
+        let size = this.contextBuffer.length;
+        while (size < n) size *= 2;
+        this.contextBuffer = new Uint8Array(size);
+        this.addRegion(CONTEXT_REGION, this.contextBuffer, 'context');
+      }
     }
     const buf = this.contextBuffer;
     // a record is usually small: a loop beats the native call of set()
@@ -288,8 +554,8 @@ export class Vm {
     this.faultValue = undefined;
     this.pendingFault = undefined;
     this.currentProgram = program;
-    const compiled = this.tier === 'compiled' ? compileProgram(program, this) : undefined;
-    const status = (compiled ? compiled(this) : this.execute(program)) as RunStatus;
+    if (this.maps.length > 0) this.syncMapRegions();
+    const status = this.execute(program);
     const rbs = this.ringBuffers;
     for (let i = 0; i < rbs.length; i++) (rbs[i] as RingBuffer).abandonOutstanding();
     return status;
@@ -300,7 +566,7 @@ export class Vm {
     let prog = program;
     let n = 0;
     for (;;) {
-      const status = this.interpret(prog, n);
+      const status = this.runOne(prog, n);
       if (status !== TAIL_CALL) return status as RunStatus;
       n = this.insnCount;
       prog = this.tailTarget as LoadedProgram;

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadProgram, RunStatus, unwindTestHelper, Vm } from '../src/index.js';
+import { loadProgram, RunStatus, unwindTestHelper, Vm, type VmTier } from '../src/index.js';
 import { type ConformanceCase, corpusRoot, programBytes, readCases } from './conformance-corpus.js';
 
 // bpf_conformance over the shared corpus: every test must pass at CPU v4. Helper 5 is uBPF's
@@ -10,7 +10,9 @@ const folder = corpusRoot ? join(corpusRoot, 'bpf-conformance') : undefined;
 const present = folder !== undefined && existsSync(join(folder, 'tests'));
 if (!present) console.log('conformance: skipped: the shared corpus (bpf-conformance/tests) is absent');
 
-function execute(c: ConformanceCase, tier: 'interpreter' | 'compiled' = 'interpreter'): { kind: 'refused'; message: string } | { kind: 'ran'; status: RunStatus; r0: bigint; fault?: string } {
+type Outcome = { kind: 'refused'; message: string } | { kind: 'ran'; status: RunStatus; r0: bigint; fault?: string; tier: VmTier };
+
+function execute(c: ConformanceCase, tier: VmTier = 'interpreter'): Outcome {
   let bytes: Uint8Array;
   try {
     bytes = programBytes(c);
@@ -21,7 +23,7 @@ function execute(c: ConformanceCase, tier: 'interpreter' | 'compiled' = 'interpr
   const loaded = loadProgram(bytes, vm.loadOptions(c.name));
   if (!loaded.ok) return { kind: 'refused', message: loaded.diagnostics.map((d) => d.message).join('; ') };
   const status = vm.run(loaded.program, c.mem);
-  return { kind: 'ran', status, r0: vm.r0, fault: vm.fault?.message };
+  return { kind: 'ran', status, r0: vm.r0, fault: vm.fault?.message, tier: vm.tierOf(loaded.program) };
 }
 
 describe.skipIf(!present)('bpf_conformance tests', () => {
@@ -48,21 +50,25 @@ describe.skipIf(!present)('bpf_conformance tests', () => {
     expect(r.kind).toBe('ran');
     if (r.kind !== 'ran') return;
     expect(r.status).toBe(RunStatus.ok);
+    // the compiled tier must really run it, not fall back to the interpreter
+    expect(r.tier).toBe(tier);
     expect(`0x${r.r0.toString(16)}`).toBe(`0x${(c.result ?? 0n).toString(16)}`);
   });
 
-  it('reports counts, beside the kernel 6.18 verdicts', () => {
+  it.each(['interpreter', 'compiled'] as const)('reports counts (%s), beside the kernel 6.18 verdicts', (tier) => {
     let pass = 0;
+    let onTier = 0;
     const kernelFailsWePass: string[] = [];
     for (const c of cases) {
-      const r = execute(c);
+      const r = execute(c, tier);
       const ok = c.error !== undefined ? r.kind === 'refused' : r.kind === 'ran' && r.status === RunStatus.ok && r.r0 === c.result;
       if (ok) pass++;
+      if (r.kind === 'ran' && r.tier === tier) onTier++;
       if (ok && kernel.get(c.name) === 'FAIL') kernelFailsWePass.push(c.name);
     }
     const kernelPass = [...kernel.values()].filter((v) => v === 'PASS').length;
     console.log(
-      `conformance: ${pass}/${cases.length} pass (kernel 6.18: ${kernelPass}/${kernel.size}); ` +
+      `conformance (${tier}): ${pass}/${cases.length} pass, ${onTier} ran on the ${tier} tier (kernel 6.18: ${kernelPass}/${kernel.size}); ` +
         `passing here, refused by the kernel: ${kernelFailsWePass.join(', ')}`,
     );
     expect(pass).toBe(cases.length);
@@ -71,8 +77,8 @@ describe.skipIf(!present)('bpf_conformance tests', () => {
 
 describe.skipIf(!present)('bpf_conformance negative tests (each must not pass)', () => {
   const cases = present ? readCases(join(folder as string, 'negative')) : [];
-  it.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
-    const r = execute(c);
+  it.each(cases.flatMap((c) => (['interpreter', 'compiled'] as const).map((t) => [c.name, t, c] as const)))('%s (%s)', (_name, tier, c) => {
+    const r = execute(c, tier);
     if (c.raw && c.error !== undefined) {
       // reserved-field encodings: refused by the loader
       expect(r.kind).toBe('refused');

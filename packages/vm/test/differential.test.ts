@@ -14,6 +14,7 @@ describe.each(['interpreter', 'compiled'] as const)('fast VM (%s) against the re
     fc.assert(
       fc.property(randomProgram(), fc.uint8Array({ minLength: 64, maxLength: 64 }), (bytes, ctx) => {
         const program = loadProgramOrThrow(bytes, vm.loadOptions());
+        expect(vm.tierOf(program)).toBe(tier); // no silent fallback to the interpreter
         const status = vm.run(program, ctx);
         const ref = referenceRun(bytes, ctx);
         expect(status === RunStatus.ok ? 'ok' : 'fault').toBe(ref.status);

@@ -69,6 +69,29 @@ describe('EventRuntime', () => {
     expect(runtime.counters).toMatchObject({ eventsSeen: 3, runs: 3, faults: 1, budgetExhaustions: 1 });
     expect(batches.at(-1)?.lastFault?.code).toBe('budget-exhausted');
   });
+
+  it('shows the tier: compiled by default (with its compile time), the interpreter when forced', () => {
+    const text = 'r0 = *(u64 *)(r1 + 8)\nr0 += 1\nexit';
+    const compiled = loadAssembly(text);
+    const c = new EventRuntime(compiled.vm, [...compiled.programs.values()][0]!).counters;
+    expect(c.tier).toBe('compiled');
+    expect(c.fallbackReason).toBeUndefined();
+    expect(compiled.vm.tierCounters).toMatchObject({ compiledPrograms: 1, fallbackPrograms: 0 });
+    const forced = loadAssembly(text, { tier: 'interpreter' });
+    const runtime = new EventRuntime(forced.vm, [...forced.programs.values()][0]!);
+    expect(runtime.counters).toMatchObject({ tier: 'interpreter', compileNs: 0 });
+    runtime.runEvent({ cpu: 0, timestamp: 1, data: new Uint8Array(16) });
+    expect(forced.vm.tierCounters).toMatchObject({ compiledRuns: 0, interpretedRuns: 1 });
+  });
+
+  it('falls back to the interpreter, and says why, when the compiled tier cannot take the VM', () => {
+    const { vm, programs } = loadAssembly('r0 = 1\nexit', { budget: 0x7fffffff });
+    const runtime = new EventRuntime(vm, [...programs.values()][0]!);
+    expect(runtime.counters.tier).toBe('interpreter');
+    expect(runtime.counters.fallbackReason).toMatch(/^budget 2147483647 is above the compiled tier's/);
+    expect(runtime.runEvent({ cpu: 0, timestamp: 1, data: new Uint8Array(0) })).toBe(0);
+    expect(vm.r0).toBe(1n);
+  });
 });
 
 describe('EventRuntime with packages/formats records', () => {

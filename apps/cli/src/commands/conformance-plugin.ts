@@ -3,11 +3,12 @@ import {
   RunStatus,
   unwindTestHelper,
   Vm,
+  type VmTier,
 } from '@probeyard/vm';
 import type { Command } from '../command.js';
 import { CliError, type CliIo, ExitCode } from '../io.js';
 
-const help = `usage: probeyard conformance-plugin [--program <hex>] [<memory hex>] [--debug]
+const help = `usage: probeyard conformance-plugin [--program <hex>] [<memory hex>] [--tier compiled|interpreter] [--debug]
 
 A plugin for the bpf_conformance runner (Alan-Jowett/bpf_conformance): reads the program as hex
 bytes on standard input (or from --program), the memory as hex bytes in the first argument,
@@ -15,6 +16,10 @@ runs it in the Probeyard VM with r1 = the memory and r2 = its length, and prints
 lowercase hex without a prefix. A program the VM refuses, or a run that faults, prints the
 reason and exits 1. Helper 5 is uBPF's conformance "unwind" helper (returns r1; ends the run
 when it is 0), as the suite expects.
+
+--tier picks the VM's execution tier: compiled (WebAssembly, the default) or interpreter. With
+an explicit --tier compiled, a program the compiler does not take is an error (exit 1) rather
+than a silent run on the interpreter.
 
   bpf_conformance_runner --test_file_path tests --plugin_path probeyard \\
     --plugin_options conformance-plugin
@@ -39,12 +44,17 @@ async function run(args: string[], io: CliIo): Promise<number> {
   let programText: string | undefined;
   let memoryText = '';
   let debug = false;
+  let tier: VmTier | undefined;
   const rest = [...args];
   while (rest.length > 0) {
     const a = rest.shift() as string;
     if (a === '--program') {
       programText = rest.shift();
       if (programText === undefined) throw new CliError('--program needs a value');
+    } else if (a === '--tier') {
+      const t = rest.shift();
+      if (t !== 'compiled' && t !== 'interpreter') throw new CliError(`--tier: '${t ?? ''}' is not compiled or interpreter`);
+      tier = t;
     } else if (a === '--debug') debug = true;
     else if (a === '--elf') throw new CliError('--elf: ELF input is not supported by this plugin', ExitCode.refused);
     else if (a.startsWith('--')) throw new CliError(`unknown option '${a}'`);
@@ -54,7 +64,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const program = parseHexBytes(programText, 'program');
   const memory = parseHexBytes(memoryText, 'memory');
 
-  const vm = new Vm({ standardHelpers: false, helpers: new Map([[5, unwindTestHelper]]) });
+  const vm = new Vm({ standardHelpers: false, helpers: new Map([[5, unwindTestHelper]]), tier });
   const loaded = loadProgram(program, vm.loadOptions('conformance'));
   if (!loaded.ok) {
     const first = loaded.diagnostics[0];
@@ -62,6 +72,12 @@ async function run(args: string[], io: CliIo): Promise<number> {
     if (debug) for (const d of loaded.diagnostics) io.stderr(`  ${d.insnIndex}: (${d.insnText}) ${d.message}\n`);
     return ExitCode.refused;
   }
+  const ranOn = vm.tierOf(loaded.program);
+  if (tier === 'compiled' && ranOn !== 'compiled') {
+    io.stderr(`compiled tier: ${vm.tierCounters.lastFallbackReason ?? 'not available'}\n`);
+    return ExitCode.refused;
+  }
+  if (debug) io.stderr(`tier: ${ranOn}\n`);
   const status = vm.run(loaded.program, memory);
   if (status !== RunStatus.ok) {
     io.stderr(`${vm.fault?.message ?? 'run failed'}\n`);

@@ -1,0 +1,1138 @@
+import { CONTEXT_REGION, MAX_FRAMES, STACK_FRAME_SIZE, STACK_REGION } from '../address.js';
+import { InternalOp, type LoadedProgram } from '../program.js';
+import { BLOCK_VOID, ByteWriter, encodeModule, type FuncBody, Op, OpFc, ValType } from './wasm-encoder.js';
+import {
+  AbortKind,
+  BASE_ADDR,
+  LEN_ADDR,
+  LOW_ADDR,
+  REG_HI_ADDR,
+  REG_LO_ADDR,
+  STACK_ADDR,
+  STACK_BYTES,
+  State,
+  STATE_ADDR,
+} from './wasm-layout.js';
+
+/**
+ * The compiled tier's code generator: a loaded program becomes a WebAssembly module.
+ *
+ * - Registers r0..r9 are i64 locals (r10 too, computed from the call depth); 32-bit ALU works on
+ *   wrapped halves and zero-extends, as RFC 9669 says.
+ * - Every BPF function (the entry and each BPF-to-BPF call target) is a wasm function over the
+ *   basic blocks it reaches; a call passes r0..r9 and returns r0..r5, so r6..r9 come back as the
+ *   caller left them and r0..r5 as the callee left them, exactly like the interpreter's frames.
+ * - Control flow: blocks in address order inside nested wasm `block`s under one `loop` with a
+ *   `br_table` dispatcher. A forward jump is a direct `br` to its block; a backward jump sets the
+ *   block index and re-enters the dispatcher; a block that jumps to its own start becomes a
+ *   native wasm `loop`.
+ * - Memory: every access translates a VM address (region id : offset, see address.ts) through
+ *   the region table in linear memory, checking it against the region's lowest byte and length;
+ *   a stack access through r10 with a constant offset inside the frame is checked at compile time.
+ * - Helpers (map operations included) are one imported function; r0..r5 go through the
+ *   register file in memory around the call.
+ * - Instruction counting and the budget check match the interpreter: counts per block, the check
+ *   at every taken jump, call and after helper calls; a fault reports the same pc and count.
+ *
+ * Programs it does not take (an atomic fetch into r10) stay on the interpreter.
+ */
+export type WasmCompileResult =
+  | { ok: true; bytes: Uint8Array; functions: number; instructions: number }
+  | { ok: false; reason: string };
+
+// local indexes
+const N = 10;
+const FRAME = 11;
+const R10 = 12;
+const A64 = 13;
+const T64 = 14;
+const U64 = 15;
+/** Length of the event record (region 1), fixed for a run. */
+const CTXLEN = 16;
+const PC = 17;
+const KIND = 18;
+const FB = 19;
+const FS = 20;
+const ID = 21;
+const NR1 = 22;
+const BUDGET = 23;
+const R10_32 = 24;
+const BLK = 25;
+const X = 26;
+const Y = 27;
+/** Linear address of the event record's byte 0, fixed for a run. */
+const CTXBASE = 28;
+/** Per base register r0..r9, in a self-loop: the region's lowest byte and length (i64), its base (i32). */
+const CLOW = 29;
+const CLEN = 39;
+const CBASE = 49;
+/**
+ * Per access site in a self-loop (i64 pairs from here): the lowest valid `lo` shifted by the
+ * site's offset, and the span it may move in (see {@link compileToWasm}'s `address`).
+ */
+const SITES = 59;
+
+const HELPER_FUNC = 0;
+const RUN_FUNC = 1;
+const FIRST_BPF_FUNC = 2;
+const ABORT_GLOBAL = 0;
+
+const STACK_TOP = STACK_BYTES;
+const NONE: ReadonlySet<number> = new Set();
+const NO_SITES: ReadonlyMap<number, number> = new Map();
+
+/** The base register and size of the memory access at `i`, if it is one. */
+function accessOfInsn(o: number, dst: number, src: number): { base: number; size: number } | undefined {
+  const cls = o & 0x07;
+  if (o === 0xc3) return { base: dst, size: 4 };
+  if (o === 0xdb) return { base: dst, size: 8 };
+  if (cls !== 0x01 && cls !== 0x02 && cls !== 0x03) return undefined;
+  const sizeCode = o & 0x18;
+  const size = sizeCode === 0x00 ? 4 : sizeCode === 0x08 ? 2 : sizeCode === 0x10 ? 1 : 8;
+  return { base: cls === 0x01 ? src : dst, size };
+}
+
+/** wasm comparison by BPF jump code >> 4 (JEQ 1, JGT 2, JGE 3, JSET 4, JNE 5, JSGT 6, JSGE 7, JLT 10, JLE 11, JSLT 12, JSLE 13). */
+const CMP32 = [0, Op.i32Eq, Op.i32GtU, Op.i32GeU, Op.i32And, Op.i32Ne, Op.i32GtS, Op.i32GeS, 0, 0, Op.i32LtU, Op.i32LeU, Op.i32LtS, Op.i32LeS];
+const CMP64 = [0, Op.i64Eq, Op.i64GtU, Op.i64GeU, Op.i64And, Op.i64Ne, Op.i64GtS, Op.i64GeS, 0, 0, Op.i64LtU, Op.i64LeU, Op.i64LtS, Op.i64LeS];
+
+function isJumpClass(o: number): boolean {
+  const cls = o & 0x07;
+  return cls === 0x05 || cls === 0x06;
+}
+function isUnconditional(o: number): boolean {
+  return (o === 0x05 || o === 0x06);
+}
+function isConditional(o: number): boolean {
+  if (!isJumpClass(o)) return false;
+  const code = o & 0xf0;
+  return code !== 0x00 && code !== 0x80 && code !== 0x90;
+}
+
+export function compileToWasm(p: LoadedProgram): WasmCompileResult {
+  const n = p.length;
+  const { op: OP, dst: DST, src: SRC, off: OFF, imm: IMM, immHi: IMMHI, target: TGT } = p;
+
+  for (let i = 0; i < n; i++) {
+    const o = OP[i] as number;
+    if ((o === 0xc3 || o === 0xdb) && SRC[i] === 10 && (((IMM[i] as number) & 1) !== 0 || (IMM[i] as number) === 0xf1)) {
+      return { ok: false, reason: `an atomic fetch writes r10 at ${i}` };
+    }
+    if (o === InternalOp.loadImm64) i++;
+  }
+
+  // basic blocks
+  const leader = new Uint8Array(n + 1);
+  leader[0] = 1;
+  for (let i = 0; i < n; i++) {
+    const o = OP[i] as number;
+    const t = TGT[i] as number;
+    if (t >= 0) {
+      leader[t] = 1;
+      leader[i + 1] = 1;
+    }
+    if (o === 0x95 || o === 0x85 || o === InternalOp.callReg || o === InternalOp.callLocal) leader[i + 1] = 1;
+    if (o === InternalOp.loadImm64) i++;
+  }
+  const starts: number[] = [];
+  for (let i = 0; i < n; i++) if (leader[i] && OP[i] !== InternalOp.lddwTail) starts.push(i);
+  const blockAt = new Int32Array(n).fill(-1);
+  starts.forEach((s, b) => {
+    blockAt[s] = b;
+  });
+  const blockEnd = starts.map((_, b) => (b + 1 < starts.length ? (starts[b + 1] as number) : n));
+  const lastInsn = (b: number) => {
+    let last = starts[b] as number;
+    for (let i = starts[b] as number; i < (blockEnd[b] as number); i++) {
+      last = i;
+      if (OP[i] === InternalOp.loadImm64) i++;
+    }
+    return last;
+  };
+  const insnsBetween = (from: number, to: number) => {
+    let k = 0;
+    for (let i = from; i < to; i++) {
+      k++;
+      if (OP[i] === InternalOp.loadImm64) i++;
+    }
+    return k;
+  };
+
+  // functions: the entry and every reachable call target, each over the blocks it reaches
+  const funcEntries: number[] = [0];
+  const funcIndex = new Map<number, number>([[0, 0]]);
+  const funcBlocks: number[][] = [];
+  for (let f = 0; f < funcEntries.length; f++) {
+    const entry = funcEntries[f] as number;
+    const seen = new Uint8Array(starts.length);
+    const work = [blockAt[entry] as number];
+    seen[work[0] as number] = 1;
+    while (work.length > 0) {
+      const b = work.pop() as number;
+      const last = lastInsn(b);
+      const o = OP[last] as number;
+      const succ: number[] = [];
+      if (o === 0x95) {
+        // exit
+      } else if (isUnconditional(o)) succ.push(TGT[last] as number);
+      else {
+        if (isConditional(o)) succ.push(TGT[last] as number);
+        if (o === InternalOp.callLocal) {
+          const t = TGT[last] as number;
+          if (!funcIndex.has(t)) {
+            funcIndex.set(t, funcEntries.length);
+            funcEntries.push(t);
+          }
+        }
+        if ((blockEnd[b] as number) < n) succ.push(blockEnd[b] as number);
+      }
+      for (const s of succ) {
+        const sb = blockAt[s] as number;
+        if (sb < 0) return { ok: false, reason: `jump into the middle of a block at ${s}` };
+        if (!seen[sb]) {
+          seen[sb] = 1;
+          work.push(sb);
+        }
+      }
+    }
+    const blocks: number[] = [];
+    for (let b = 0; b < starts.length; b++) if (seen[b]) blocks.push(b);
+    funcBlocks.push(blocks);
+  }
+
+  const bodies: FuncBody[] = [];
+  for (let f = 0; f < funcEntries.length; f++) {
+    bodies.push(emitFunction(funcEntries[f] as number, funcBlocks[f] as number[]));
+  }
+
+  // run(n0) -> aborted: r0..r9 from the register file, frame 0
+  const run = new ByteWriter();
+  run.byte(Op.i32Const).s32(0).byte(Op.globalSet).u32(ABORT_GLOBAL);
+  for (let r = 0; r < 10; r++) {
+    run.byte(Op.i32Const).s32(0).byte(Op.i64Load32U).u32(0).u32(REG_LO_ADDR + 4 * r);
+    run.byte(Op.i32Const).s32(0).byte(Op.i64Load32U).u32(0).u32(REG_HI_ADDR + 4 * r);
+    run.byte(Op.i64Const).s32(32).byte(Op.i64Shl).byte(Op.i64Or);
+  }
+  run.byte(Op.localGet).u32(0).byte(Op.i32Const).s32(0).byte(Op.call).u32(FIRST_BPF_FUNC);
+  for (let k = 0; k < 7; k++) run.byte(Op.drop);
+  run.byte(Op.globalGet).u32(ABORT_GLOBAL);
+
+  const i64x10 = Array.from({ length: 10 }, () => ValType.i64);
+  const bytes = encodeModule({
+    types: [
+      { params: [ValType.i32, ValType.i32, ValType.i32], results: [ValType.i32] },
+      { params: [...i64x10, ValType.i32, ValType.i32], results: [...i64x10.slice(0, 6), ValType.i32] },
+      { params: [ValType.i32], results: [ValType.i32] },
+    ],
+    importFuncs: [{ module: 'vm', name: 'helper', typeIndex: 0 }],
+    importMemory: { module: 'vm', name: 'memory', minPages: 1 },
+    globals: [{ type: ValType.i32, mutable: true, init: 0 }],
+    funcs: [{ typeIndex: 2, locals: [], code: run }, ...bodies],
+    exports: [{ name: 'run', funcIndex: RUN_FUNC }],
+  });
+  return { ok: true, bytes, functions: funcEntries.length, instructions: insnsBetween(0, n) };
+
+  function emitFunction(entry: number, blocks: number[]): FuncBody {
+    const w = new ByteWriter();
+    const labels: string[] = [];
+    // where the unique labels (function blocks, the dispatcher, basic blocks) sit in `labels`;
+    // the repeated ones ('if', 'self') are found from the top, where they are
+    const labelAt = new Map<string, number>();
+    const open = (kind: number, label: string, type = BLOCK_VOID) => {
+      w.byte(kind).byte(type);
+      if (label !== 'if' && label !== 'self') labelAt.set(label, labels.length);
+      labels.push(label);
+    };
+    const close = () => {
+      w.byte(Op.end);
+      const label = labels.pop() as string;
+      if (label !== 'if' && label !== 'self') labelAt.delete(label);
+    };
+    const depth = (label: string) => {
+      const at = labelAt.get(label) ?? labels.lastIndexOf(label);
+      if (at < 0) throw new Error(`compile: no label ${label}`);
+      return labels.length - 1 - at;
+    };
+    let cached: ReadonlySet<number> = NONE;
+    let sites: ReadonlyMap<number, number> = NO_SITES;
+    let maxSites = 0;
+    const indexInFunction = new Map<number, number>();
+    blocks.forEach((b, k) => {
+      indexInFunction.set(b, k);
+    });
+    const br = (label: string) => w.byte(Op.br).u32(depth(label));
+    const get = (r: number) => w.byte(Op.localGet).u32(r === 10 ? R10 : r);
+    const set = (r: number) => w.byte(Op.localSet).u32(r);
+    const i32c = (v: number) => w.byte(Op.i32Const).s32(v);
+    const i64c = (lo: number, hi: number) => w.byte(Op.i64Const).s64(lo, hi);
+    const mem = (opcode: number, offset: number) => w.byte(opcode).u32(0).u32(offset);
+    const abort = (pc: number, kind: number, after: number, base = -1, size = 0) => {
+      i32c(pc);
+      set(PC);
+      i32c(kind);
+      set(KIND);
+      if (base >= 0) {
+        i32c(base);
+        set(FB);
+        i32c(size);
+        set(FS);
+      }
+      if (after > 0) {
+        w.byte(Op.localGet).u32(N);
+        i32c(after);
+        w.byte(Op.i32Sub);
+        set(N);
+      }
+      br('exit');
+    };
+    const budgetCheck = (pcAfter: number) => {
+      w.byte(Op.localGet).u32(N).byte(Op.localGet).u32(BUDGET).byte(Op.i32GtS);
+      open(Op.if, 'if');
+      abort(pcAfter, AbortKind.budget, 0);
+      close();
+    };
+    const storeRegs = (from: number, to: number) => {
+      for (let r = from; r <= to; r++) {
+        i32c(0);
+        get(r);
+        w.byte(Op.i32WrapI64);
+        mem(Op.i32Store, REG_LO_ADDR + 4 * r);
+        i32c(0);
+        get(r);
+        w.byte(Op.i64Const).s32(32).byte(Op.i64ShrU).byte(Op.i32WrapI64);
+        mem(Op.i32Store, REG_HI_ADDR + 4 * r);
+      }
+    };
+    const storeState = (field: number, local: number) => {
+      i32c(0);
+      w.byte(Op.localGet).u32(local);
+      mem(Op.i32Store, STATE_ADDR + field);
+    };
+
+    // prologue: r10 from the call depth, the region count and the budget from the run state
+    i32c(STACK_TOP);
+    w.byte(Op.localGet).u32(FRAME);
+    i32c(STACK_FRAME_SIZE);
+    w.byte(Op.i32Mul).byte(Op.i32Sub).byte(Op.localTee).u32(R10_32);
+    w.byte(Op.i64ExtendI32U);
+    i64c(0, STACK_REGION);
+    w.byte(Op.i64Or);
+    set(R10);
+    i32c(0);
+    mem(Op.i32Load, STATE_ADDR + State.regionCount);
+    i32c(1);
+    w.byte(Op.i32Sub);
+    set(NR1);
+    i32c(0);
+    mem(Op.i32Load, STATE_ADDR + State.budget);
+    set(BUDGET);
+    i32c(0);
+    mem(Op.i64Load32U, LEN_ADDR + 4 * CONTEXT_REGION);
+    set(CTXLEN);
+    i32c(0);
+    mem(Op.i32Load, BASE_ADDR + 4 * CONTEXT_REGION);
+    set(CTXBASE);
+    const entryIndex = indexInFunction.get(blockAt[entry] as number) as number;
+    i32c(entryIndex);
+    set(BLK);
+
+    open(Op.block, 'prop');
+    open(Op.block, 'exit');
+    open(Op.block, 'ret');
+    budgetCheck(entry);
+    open(Op.loop, 'dispatch');
+    for (let k = blocks.length - 1; k >= 0; k--) open(Op.block, `b${k}`);
+    w.byte(Op.localGet).u32(BLK);
+    w.byte(Op.brTable).u32(blocks.length);
+    for (let k = 0; k < blocks.length; k++) w.u32(k);
+    w.u32(0);
+    for (let k = 0; k < blocks.length; k++) {
+      close(); // end of block b{k}: its code follows
+      emitBlock(k);
+    }
+    w.byte(Op.unreachable);
+    close(); // dispatch
+    w.byte(Op.unreachable);
+    close(); // ret
+    // normal return (exit): frame 0 leaves every register, the pc and the count for the VM
+    w.byte(Op.localGet).u32(FRAME).byte(Op.i32Eqz);
+    open(Op.if, 'if');
+    storeRegs(0, 10);
+    storeState(State.pc, PC);
+    storeState(State.n, N);
+    close();
+    for (let r = 0; r <= 5; r++) get(r);
+    w.byte(Op.localGet).u32(N).byte(Op.return);
+    close(); // exit
+    // abort: the whole state for the VM's fault report
+    storeRegs(0, 10);
+    storeState(State.pc, PC);
+    storeState(State.n, N);
+    storeState(State.frame, FRAME);
+    storeState(State.kind, KIND);
+    storeState(State.faultBase, FB);
+    storeState(State.faultSize, FS);
+    i32c(1);
+    w.byte(Op.globalSet).u32(ABORT_GLOBAL);
+    close(); // prop
+    for (let r = 0; r <= 5; r++) i64c(0, 0);
+    i32c(0);
+    return {
+      typeIndex: 1,
+      locals: [
+        [5, ValType.i64],
+        [12, ValType.i32],
+        [20, ValType.i64],
+        [10, ValType.i32],
+        ...(maxSites > 0 ? [[2 * maxSites, ValType.i64] as [number, ValType]] : []),
+      ],
+      code: w,
+    };
+
+    function jumpTo(fromK: number, target: number) {
+      const tk = indexInFunction.get(blockAt[target] as number) as number;
+      if (tk > fromK) br(`b${tk}`);
+      else {
+        i32c(tk);
+        set(BLK);
+        br('dispatch');
+      }
+    }
+
+    function emitBlock(k: number) {
+      const b = blocks[k] as number;
+      const start = starts[b] as number;
+      const end = blockEnd[b] as number;
+      const last = lastInsn(b);
+      const lastOp = OP[last] as number;
+      const selfLoop = (isConditional(lastOp) || isUnconditional(lastOp)) && TGT[last] === start;
+      const count = insnsBetween(start, end);
+      if (selfLoop) {
+        cached = loopInvariantRegions(start, end);
+        for (const b of cached) {
+          // the region of b, looked up once per entry into the loop (see loopInvariantRegions)
+          regionIndex(b);
+          w.byte(Op.localGet).u32(ID);
+          mem(Op.i32Load, LOW_ADDR);
+          w.byte(Op.i64ExtendI32U).byte(Op.localSet).u32(CLOW + b);
+          w.byte(Op.localGet).u32(ID);
+          mem(Op.i32Load, LEN_ADDR);
+          w.byte(Op.i64ExtendI32U).byte(Op.localSet).u32(CLEN + b);
+          w.byte(Op.localGet).u32(ID);
+          mem(Op.i32Load, BASE_ADDR);
+          w.byte(Op.localSet).u32(CBASE + b);
+        }
+        // per access site: SLOW = low - off, SLIM = length - low - size; a region smaller than
+        // the access gets SLOW = 2^62 (every lo is below it) and SLIM = 0
+        const siteMap = new Map<number, number>();
+        sites = siteMap;
+        for (let i = start; i < end; i++) {
+          const site = accessOf(i);
+          if (site === undefined || !cached.has(site.base)) continue;
+          const j = siteMap.size;
+          siteMap.set(i, j);
+          const b = site.base;
+          w.byte(Op.localGet).u32(CLEN + b).byte(Op.localGet).u32(CLOW + b).byte(Op.i64Sub);
+          i64c(site.size, 0);
+          w.byte(Op.i64Sub).byte(Op.localTee).u32(T64);
+          i64c(0, 0);
+          w.byte(Op.i64LtS).byte(Op.localSet).u32(X);
+          i64c(0, 1 << 30);
+          w.byte(Op.localGet).u32(CLOW + b);
+          const off = OFF[i] as number;
+          i64c(off, off >> 31);
+          w.byte(Op.i64Sub).byte(Op.localGet).u32(X).byte(Op.select).byte(Op.localSet).u32(SITES + 2 * j);
+          i64c(0, 0);
+          w.byte(Op.localGet).u32(T64).byte(Op.localGet).u32(X).byte(Op.select).byte(Op.localSet).u32(SITES + 2 * j + 1);
+          if (OP[i] === InternalOp.loadImm64) i++;
+        }
+        maxSites = Math.max(maxSites, sites.size);
+        open(Op.loop, 'self');
+      }
+      w.byte(Op.localGet).u32(N);
+      i32c(count);
+      w.byte(Op.i32Add);
+      set(N);
+      let after = count;
+      for (let i = start; i < end; i++) {
+        after--;
+        if (i === last && selfLoop) {
+          if (isConditional(lastOp)) {
+            condition(i);
+            open(Op.if, 'if');
+            budgetCheck(start);
+            br('self');
+            close();
+          } else {
+            budgetCheck(start);
+            br('self');
+          }
+          close(); // self
+          cached = NONE;
+          sites = NO_SITES;
+          continue;
+        }
+        emitInsn(k, i, after);
+        if (OP[i] === InternalOp.loadImm64) i++;
+      }
+    }
+
+    function accessOf(i: number) {
+      return accessOfInsn(OP[i] as number, DST[i] as number, SRC[i] as number);
+    }
+
+    /** ID = 4 x the region id of `base` when it names a region, else 0 (region 0: nothing is inside). */
+    function regionIndex(base: number) {
+      get(base);
+      w.byte(Op.i64Const).s32(32).byte(Op.i64ShrU).byte(Op.i32WrapI64).byte(Op.localTee).u32(ID);
+      i32c(0);
+      w.byte(Op.localGet).u32(ID);
+      i32c(1);
+      w.byte(Op.i32Sub).byte(Op.localGet).u32(NR1).byte(Op.i32LtU);
+      w.byte(Op.select);
+      i32c(2);
+      w.byte(Op.i32Shl).byte(Op.localSet).u32(ID);
+    }
+
+    /**
+     * Base registers of a self-loop block whose region can be looked up once on entry: every
+     * access through the register comes before any write to it in the block, and every write is
+     * `+=`/`-=` of a constant of at most 2^20. Then each iteration's first access sees either the
+     * value checked by the previous iteration plus less than 2^24 (no carry into the region id:
+     * a checked offset is below 2^31) or, after a borrow, an offset above 2^32 - 2^24 that fails
+     * the check exactly where the interpreter faults too.
+     */
+    function loopInvariantRegions(start: number, end: number): Set<number> {
+      const firstWrite = new Int32Array(11).fill(-1);
+      const lastAccess = new Int32Array(11).fill(-1);
+      const bad = new Uint8Array(11);
+      const write = (r: number, i: number, ok: boolean) => {
+        if (firstWrite[r] === -1) firstWrite[r] = i;
+        if (!ok) bad[r] = 1;
+      };
+      for (let i = start; i < end; i++) {
+        const o = OP[i] as number;
+        const cls = o & 0x07;
+        const d = DST[i] as number;
+        const sr = SRC[i] as number;
+        const k = IMM[i] as number;
+        if (o === 0x07 || o === 0x17) write(d, i, k >= -(1 << 20) && k <= 1 << 20);
+        else if (o === 0xc3 || o === 0xdb) {
+          lastAccess[d] = i;
+          if (k === 0xf1) write(0, i, false);
+          else if ((k & 1) !== 0) write(sr, i, false);
+        } else if (cls === 0x01) {
+          lastAccess[sr] = i;
+          write(d, i, false);
+        } else if (cls === 0x02 || cls === 0x03) lastAccess[d] = i;
+        else if (cls === 0x04 || cls === 0x07 || cls === 0x00) write(d, i, false);
+        if (o === InternalOp.loadImm64) i++;
+      }
+      const out = new Set<number>();
+      for (let r = 0; r < 10; r++) {
+        if (lastAccess[r] === -1 || bad[r]) continue;
+        if (firstWrite[r] !== -1 && (firstWrite[r] as number) <= (lastAccess[r] as number)) continue;
+        out.add(r);
+      }
+      return out;
+    }
+
+    /** Leaves the linear address on the stack; returns the memarg offset to use with it. */
+    function address(i: number, base: number, size: number, after: number): number {
+      const off = OFF[i] as number;
+      if (base === 10 && off >= -STACK_FRAME_SIZE && off + size <= 0) {
+        w.byte(Op.localGet).u32(R10_32);
+        return STACK_ADDR + off;
+      }
+      const site = sites.get(i);
+      if (site !== undefined) {
+        // in a self-loop, the region of base was looked up on entry: one unsigned compare,
+        // (lo - (low - off)) > (length - low - size), which also catches lo + off < low
+        get(base);
+        i64c(-1, 0);
+        w.byte(Op.i64And).byte(Op.localGet).u32(SITES + 2 * site).byte(Op.i64Sub);
+        w.byte(Op.localGet).u32(SITES + 2 * site + 1).byte(Op.i64GtU);
+        open(Op.if, 'if');
+        abort(i, AbortKind.memory, after, base, size);
+        close();
+        w.byte(Op.localGet).u32(CBASE + base);
+        get(base).byte(Op.i32WrapI64).byte(Op.i32Add);
+        if (off >= 0) return off;
+        i32c(off);
+        w.byte(Op.i32Add);
+        return 0;
+      }
+      const useOffset = off >= 0;
+      const lowHalf = () => {
+        if (useOffset) get(base).byte(Op.i32WrapI64);
+        else w.byte(Op.localGet).u32(A64).byte(Op.i32WrapI64);
+      };
+      get(base);
+      i64c(-1, 0);
+      w.byte(Op.i64And);
+      if (off !== 0) {
+        i64c(off, off >> 31);
+        w.byte(Op.i64Add);
+      }
+      set(A64);
+      // the event record (region 1) first: its base and length are fixed for the run (locals)
+      get(base);
+      w.byte(Op.i64Const).s32(32).byte(Op.i64ShrU);
+      i64c(CONTEXT_REGION, 0);
+      w.byte(Op.i64Eq);
+      w.byte(Op.if).byte(ValType.i32);
+      labels.push('if');
+      w.byte(Op.localGet).u32(A64);
+      i64c(size, 0);
+      w.byte(Op.i64Add).byte(Op.localGet).u32(CTXLEN).byte(Op.i64GtS);
+      if (off < 0) {
+        w.byte(Op.localGet).u32(A64);
+        i64c(0, 0);
+        w.byte(Op.i64LtS).byte(Op.i32Or);
+      }
+      open(Op.if, 'if');
+      abort(i, AbortKind.memory, after, base, size);
+      close();
+      w.byte(Op.localGet).u32(CTXBASE);
+      lowHalf();
+      w.byte(Op.i32Add);
+      w.byte(Op.else);
+      regionIndex(base);
+      // a < low
+      w.byte(Op.localGet).u32(A64).byte(Op.localGet).u32(ID);
+      mem(Op.i32Load, LOW_ADDR);
+      w.byte(Op.i64ExtendI32U).byte(Op.i64LtS);
+      // a + size > length
+      w.byte(Op.localGet).u32(A64);
+      i64c(size, 0);
+      w.byte(Op.i64Add).byte(Op.localGet).u32(ID);
+      mem(Op.i32Load, LEN_ADDR);
+      w.byte(Op.i64ExtendI32U).byte(Op.i64GtS);
+      w.byte(Op.i32Or);
+      open(Op.if, 'if');
+      abort(i, AbortKind.memory, after, base, size);
+      close();
+      w.byte(Op.localGet).u32(ID);
+      mem(Op.i32Load, BASE_ADDR);
+      lowHalf();
+      w.byte(Op.i32Add);
+      close(); // if (result i32)
+      return useOffset ? off : 0;
+    }
+
+    /** Pushes the i32 condition of the jump at i. */
+    function condition(i: number) {
+      const o = OP[i] as number;
+      const d = DST[i] as number;
+      const s = SRC[i] as number;
+      const isImm = (o & 0x08) === 0;
+      const code = o & 0xf0;
+      if ((o & 0x07) === 0x06) {
+        get(d);
+        w.byte(Op.i32WrapI64);
+        if (isImm) i32c(IMM[i] as number);
+        else get(s).byte(Op.i32WrapI64);
+        w.byte(CMP32[code >> 4] as number);
+        return;
+      }
+      get(d);
+      if (isImm) i64c(IMM[i] as number, IMMHI[i] as number);
+      else get(s);
+      w.byte(CMP64[code >> 4] as number);
+      if (code === 0x40) w.byte(Op.i64Eqz).byte(Op.i32Eqz);
+    }
+
+    function bswap32() {
+      // x on the stack -> (rotl(x, 8) & 0x00ff00ff) | (rotr(x, 8) & 0xff00ff00)
+      w.byte(Op.localTee).u32(X);
+      i32c(8);
+      w.byte(Op.i32Rotl);
+      i32c(0x00ff00ff);
+      w.byte(Op.i32And);
+      w.byte(Op.localGet).u32(X);
+      i32c(8);
+      w.byte(Op.i32Rotr);
+      i32c(0xff00ff00 | 0);
+      w.byte(Op.i32And).byte(Op.i32Or);
+    }
+
+    function emitInsn(k: number, i: number, after: number) {
+      const o = OP[i] as number;
+      const d = DST[i] as number;
+      const s = SRC[i] as number;
+      const imm = IMM[i] as number;
+      const immHi = IMMHI[i] as number;
+      const isImm = (o & 0x08) === 0;
+      const src64 = () => (isImm ? i64c(imm, immHi) : get(s));
+      const src32 = () => (isImm ? i32c(imm) : get(s).byte(Op.i32WrapI64));
+      const dst32 = () => get(d).byte(Op.i32WrapI64);
+      const alu32 = (opcode: number) => {
+        dst32();
+        src32();
+        w.byte(opcode).byte(Op.i64ExtendI32U);
+        set(d);
+      };
+      const alu64 = (opcode: number) => {
+        get(d);
+        src64();
+        w.byte(opcode);
+        set(d);
+      };
+      /** d = (v == 0) ? zero : (v == -1 && signed) ? minusOne : d op v, on 32 or 64 bits. */
+      const divmod = (is64: boolean, signed: boolean, isMod: boolean, fromImm: boolean) => {
+        const opcode = is64
+          ? signed
+            ? isMod
+              ? Op.i64RemS
+              : Op.i64DivS
+            : isMod
+              ? Op.i64RemU
+              : Op.i64DivU
+          : signed
+            ? isMod
+              ? Op.i32RemS
+              : Op.i32DivS
+            : isMod
+              ? Op.i32RemU
+              : Op.i32DivU;
+        const byZero = () => {
+          if (isMod) {
+            if (is64) get(d);
+            else dst32().byte(Op.i64ExtendI32U);
+          } else i64c(0, 0);
+        };
+        const byMinusOne = () => {
+          // signed division by -1: negate (INT_MIN wraps); signed modulo by -1: 0
+          if (isMod) i64c(0, 0);
+          else if (is64) {
+            i64c(0, 0);
+            get(d);
+            w.byte(Op.i64Sub);
+          } else {
+            i32c(0);
+            dst32();
+            w.byte(Op.i32Sub).byte(Op.i64ExtendI32U);
+          }
+        };
+        const general = (pushV: () => void) => {
+          if (is64) {
+            get(d);
+            pushV();
+            w.byte(opcode);
+          } else {
+            dst32();
+            pushV();
+            w.byte(opcode).byte(Op.i64ExtendI32U);
+          }
+        };
+        if (fromImm) {
+          const v = imm;
+          if (v === 0) byZero();
+          else if (v === -1 && signed) byMinusOne();
+          else general(() => (is64 ? i64c(imm, immHi) : i32c(imm)));
+          set(d);
+          return;
+        }
+        // register divisor in T64 (64) or X (32)
+        if (is64) {
+          get(s);
+          set(T64);
+          w.byte(Op.localGet).u32(T64).byte(Op.i64Eqz);
+        } else {
+          get(s);
+          w.byte(Op.i32WrapI64).byte(Op.localTee).u32(X).byte(Op.i32Eqz);
+        }
+        w.byte(Op.if).byte(ValType.i64);
+        byZero();
+        w.byte(Op.else);
+        const pushV = () => (is64 ? w.byte(Op.localGet).u32(T64) : w.byte(Op.localGet).u32(X));
+        if (signed) {
+          pushV();
+          if (is64) {
+            i64c(-1, -1);
+            w.byte(Op.i64Eq);
+          } else {
+            i32c(-1);
+            w.byte(Op.i32Eq);
+          }
+          w.byte(Op.if).byte(ValType.i64);
+          byMinusOne();
+          w.byte(Op.else);
+          general(pushV);
+          w.byte(Op.end);
+        } else general(pushV);
+        w.byte(Op.end);
+        set(d);
+      };
+
+      switch (o) {
+        // ---- ALU32
+        case 0x04:
+        case 0x0c:
+          return alu32(Op.i32Add);
+        case 0x14:
+        case 0x1c:
+          return alu32(Op.i32Sub);
+        case 0x24:
+        case 0x2c:
+          return alu32(Op.i32Mul);
+        case 0x34:
+        case 0x3c:
+          return divmod(false, false, false, isImm);
+        case 0x44:
+        case 0x4c:
+          return alu32(Op.i32Or);
+        case 0x54:
+        case 0x5c:
+          return alu32(Op.i32And);
+        case 0x64:
+        case 0x6c:
+          return alu32(Op.i32Shl);
+        case 0x74:
+        case 0x7c:
+          return alu32(Op.i32ShrU);
+        case 0x84:
+          i32c(0);
+          dst32();
+          w.byte(Op.i32Sub).byte(Op.i64ExtendI32U);
+          set(d);
+          return;
+        case 0x94:
+        case 0x9c:
+          return divmod(false, false, true, isImm);
+        case 0xa4:
+        case 0xac:
+          return alu32(Op.i32Xor);
+        case 0xb4:
+          i64c(imm, 0);
+          set(d);
+          return;
+        case 0xbc:
+          get(s);
+          i64c(-1, 0);
+          w.byte(Op.i64And);
+          set(d);
+          return;
+        case 0xc4:
+        case 0xcc:
+          return alu32(Op.i32ShrS);
+        case InternalOp.sdiv32Imm:
+          return divmod(false, true, false, true);
+        case InternalOp.sdiv32Reg:
+          return divmod(false, true, false, false);
+        case InternalOp.smod32Imm:
+          return divmod(false, true, true, true);
+        case InternalOp.smod32Reg:
+          return divmod(false, true, true, false);
+        case InternalOp.movsx8To32:
+          get(s).byte(Op.i32WrapI64).byte(Op.i32Extend8S).byte(Op.i64ExtendI32U);
+          set(d);
+          return;
+        case InternalOp.movsx16To32:
+          get(s).byte(Op.i32WrapI64).byte(Op.i32Extend16S).byte(Op.i64ExtendI32U);
+          set(d);
+          return;
+        case InternalOp.le16:
+          get(d);
+          i64c(0xffff, 0);
+          w.byte(Op.i64And);
+          set(d);
+          return;
+        case InternalOp.le32:
+          get(d);
+          i64c(-1, 0);
+          w.byte(Op.i64And);
+          set(d);
+          return;
+        case InternalOp.le64:
+          return;
+        case InternalOp.be16:
+        case InternalOp.bswap16:
+          dst32().byte(Op.localTee).u32(X);
+          i32c(0xff);
+          w.byte(Op.i32And);
+          i32c(8);
+          w.byte(Op.i32Shl).byte(Op.localGet).u32(X);
+          i32c(8);
+          w.byte(Op.i32ShrU);
+          i32c(0xff);
+          w.byte(Op.i32And).byte(Op.i32Or).byte(Op.i64ExtendI32U);
+          set(d);
+          return;
+        case InternalOp.be32:
+        case InternalOp.bswap32:
+          dst32();
+          bswap32();
+          w.byte(Op.i64ExtendI32U);
+          set(d);
+          return;
+        case InternalOp.be64:
+        case InternalOp.bswap64:
+          dst32();
+          bswap32();
+          w.byte(Op.i64ExtendI32U).byte(Op.i64Const).s32(32).byte(Op.i64Shl);
+          get(d).byte(Op.i64Const).s32(32).byte(Op.i64ShrU).byte(Op.i32WrapI64);
+          bswap32();
+          w.byte(Op.i64ExtendI32U).byte(Op.i64Or);
+          set(d);
+          return;
+        // ---- ALU64
+        case 0x07:
+        case 0x0f:
+          return alu64(Op.i64Add);
+        case 0x17:
+        case 0x1f:
+          return alu64(Op.i64Sub);
+        case 0x27:
+        case 0x2f:
+          return alu64(Op.i64Mul);
+        case 0x37:
+        case 0x3f:
+          return divmod(true, false, false, isImm);
+        case 0x97:
+        case 0x9f:
+          return divmod(true, false, true, isImm);
+        case InternalOp.sdiv64Imm:
+          return divmod(true, true, false, true);
+        case InternalOp.sdiv64Reg:
+          return divmod(true, true, false, false);
+        case InternalOp.smod64Imm:
+          return divmod(true, true, true, true);
+        case InternalOp.smod64Reg:
+          return divmod(true, true, true, false);
+        case 0x47:
+        case 0x4f:
+          return alu64(Op.i64Or);
+        case 0x57:
+        case 0x5f:
+          return alu64(Op.i64And);
+        case 0xa7:
+        case 0xaf:
+          return alu64(Op.i64Xor);
+        case 0x67:
+        case 0x6f:
+          return alu64(Op.i64Shl);
+        case 0x77:
+        case 0x7f:
+          return alu64(Op.i64ShrU);
+        case 0xc7:
+        case 0xcf:
+          return alu64(Op.i64ShrS);
+        case 0xb7:
+        case 0xbf:
+          src64();
+          set(d);
+          return;
+        case 0x87:
+          i64c(0, 0);
+          get(d);
+          w.byte(Op.i64Sub);
+          set(d);
+          return;
+        case InternalOp.movsx8To64:
+          get(s).byte(Op.i64Extend8S);
+          set(d);
+          return;
+        case InternalOp.movsx16To64:
+          get(s).byte(Op.i64Extend16S);
+          set(d);
+          return;
+        case InternalOp.movsx32To64:
+          get(s).byte(Op.i64Extend32S);
+          set(d);
+          return;
+        case InternalOp.loadImm64:
+          i64c(imm, immHi);
+          set(d);
+          return;
+        // ---- loads
+        case 0x61:
+        case 0x69:
+        case 0x71:
+        case 0x79:
+        case 0x81:
+        case 0x89:
+        case 0x91: {
+          // size bits: 0x00 word, 0x08 half, 0x10 byte, 0x18 double word; mode 0x80 = sign-extending
+          const sizeCode = o & 0x18;
+          const size = sizeCode === 0x00 ? 4 : sizeCode === 0x08 ? 2 : sizeCode === 0x10 ? 1 : 8;
+          const signed = (o & 0xe0) === 0x80;
+          const load =
+            size === 8
+              ? Op.i64Load
+              : size === 4
+                ? signed
+                  ? Op.i64Load32S
+                  : Op.i64Load32U
+                : size === 2
+                  ? signed
+                    ? Op.i64Load16S
+                    : Op.i64Load16U
+                  : signed
+                    ? Op.i64Load8S
+                    : Op.i64Load8U;
+          const offset = address(i, s, size, after);
+          mem(load, offset);
+          set(d);
+          return;
+        }
+        // ---- stores
+        case 0x62:
+        case 0x6a:
+        case 0x72:
+        case 0x7a:
+        case 0x63:
+        case 0x6b:
+        case 0x73:
+        case 0x7b: {
+          const sizeCode = o & 0x18;
+          const bytes = sizeCode === 0x00 ? 4 : sizeCode === 0x08 ? 2 : sizeCode === 0x10 ? 1 : 8;
+          const offset = address(i, d, bytes, after);
+          if ((o & 0x07) === 0x02) {
+            if (bytes === 8) {
+              i64c(imm, immHi);
+              mem(Op.i64Store, offset);
+            } else {
+              i32c(imm);
+              mem(bytes === 4 ? Op.i32Store : bytes === 2 ? Op.i32Store16 : Op.i32Store8, offset);
+            }
+          } else {
+            get(s);
+            mem(bytes === 8 ? Op.i64Store : bytes === 4 ? Op.i64Store32 : bytes === 2 ? Op.i64Store16 : Op.i64Store8, offset);
+          }
+          return;
+        }
+        // ---- atomics
+        case 0xc3:
+        case 0xdb: {
+          const is64 = o === 0xdb;
+          const offset = address(i, d, is64 ? 8 : 4, after);
+          w.byte(Op.localSet).u32(Y);
+          // old value -> U64 (zero-extended for 32-bit)
+          w.byte(Op.localGet).u32(Y);
+          mem(is64 ? Op.i64Load : Op.i64Load32U, offset);
+          w.byte(Op.localSet).u32(U64);
+          const code = imm & 0xf0;
+          const store = () => mem(is64 ? Op.i64Store : Op.i64Store32, offset);
+          if (code === 0xf0) {
+            // cmpxchg: compare with r0 (w0 for 32-bit), r0 = old
+            get(0);
+            if (!is64) {
+              i64c(-1, 0);
+              w.byte(Op.i64And);
+            }
+            w.byte(Op.localGet).u32(U64).byte(Op.i64Eq);
+            open(Op.if, 'if');
+            w.byte(Op.localGet).u32(Y);
+            get(s);
+            store();
+            close();
+            w.byte(Op.localGet).u32(U64);
+            set(0);
+            return;
+          }
+          w.byte(Op.localGet).u32(Y);
+          if (code === 0xe0) get(s);
+          else {
+            w.byte(Op.localGet).u32(U64);
+            get(s);
+            w.byte(code === 0x00 ? Op.i64Add : code === 0x40 ? Op.i64Or : code === 0x50 ? Op.i64And : Op.i64Xor);
+          }
+          store();
+          if ((imm & 1) !== 0) {
+            w.byte(Op.localGet).u32(U64);
+            set(s);
+          }
+          return;
+        }
+        // ---- jumps
+        case 0x05:
+        case 0x06: {
+          const t = TGT[i] as number;
+          budgetCheck(t);
+          jumpTo(k, t);
+          return;
+        }
+        case 0x95:
+          i32c(i);
+          set(PC);
+          br('ret');
+          return;
+        case 0x85:
+        case InternalOp.callReg: {
+          storeRegs(0, 5);
+          if (o === 0x85) i32c(imm);
+          else get(s).byte(Op.i32WrapI64);
+          i32c(i);
+          w.byte(Op.localGet).u32(FRAME).byte(Op.call).u32(HELPER_FUNC).byte(Op.localSet).u32(X);
+          i32c(0);
+          mem(Op.i64Load32U, REG_LO_ADDR);
+          i32c(0);
+          mem(Op.i64Load32U, REG_HI_ADDR);
+          w.byte(Op.i64Const).s32(32).byte(Op.i64Shl).byte(Op.i64Or);
+          set(0);
+          w.byte(Op.localGet).u32(X);
+          open(Op.if, 'if');
+          i32c(i);
+          set(PC);
+          w.byte(Op.localGet).u32(X);
+          i32c(AbortKind.helper);
+          w.byte(Op.i32Add);
+          set(KIND);
+          br('exit');
+          close();
+          budgetCheck(i + 1);
+          return;
+        }
+        case InternalOp.callLocal: {
+          const t = TGT[i] as number;
+          w.byte(Op.localGet).u32(FRAME);
+          i32c(MAX_FRAMES - 1);
+          w.byte(Op.i32GeS);
+          open(Op.if, 'if');
+          abort(i, AbortKind.callDepth, 0);
+          close();
+          // zero the callee's frame, make it the lowest reachable stack byte
+          w.byte(Op.localGet).u32(R10_32);
+          i32c(STACK_ADDR - 2 * STACK_FRAME_SIZE);
+          w.byte(Op.i32Add);
+          i32c(0);
+          i32c(STACK_FRAME_SIZE);
+          w.byte(0xfc).u32(OpFc.memoryFill).byte(0x00);
+          i32c(0);
+          w.byte(Op.localGet).u32(R10_32);
+          i32c(2 * STACK_FRAME_SIZE);
+          w.byte(Op.i32Sub);
+          mem(Op.i32Store, LOW_ADDR + 4 * STACK_REGION);
+          for (let r = 0; r < 10; r++) get(r);
+          w.byte(Op.localGet).u32(N);
+          w.byte(Op.localGet).u32(FRAME);
+          i32c(1);
+          w.byte(Op.i32Add);
+          w.byte(Op.call).u32(FIRST_BPF_FUNC + (funcIndex.get(t) as number));
+          set(N);
+          for (let r = 5; r >= 0; r--) set(r);
+          w.byte(Op.globalGet).u32(ABORT_GLOBAL).byte(Op.brIf).u32(depth('prop'));
+          i32c(0);
+          w.byte(Op.localGet).u32(R10_32);
+          i32c(STACK_FRAME_SIZE);
+          w.byte(Op.i32Sub);
+          mem(Op.i32Store, LOW_ADDR + 4 * STACK_REGION);
+          return;
+        }
+        default: {
+          if (isConditional(o)) {
+            const t = TGT[i] as number;
+            condition(i);
+            open(Op.if, 'if');
+            budgetCheck(t);
+            jumpTo(k, t);
+            close();
+            return;
+          }
+          throw new Error(`compile: opcode 0x${o.toString(16)} at ${i}`);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import { MAX_FRAMES, STACK_FRAME_SIZE } from '../address.js';
+
+/**
+ * Layout of the compiled tier's linear memory (one `WebAssembly.Memory` per {@link Vm}). The
+ * interpreter, the helpers and the maps use the same bytes through typed-array views, so both
+ * tiers see one state and nothing is copied per run.
+ *
+ * ```
+ *     0  r0..r10 low halves  (Int32Array, the Vm's regLo)
+ *    48  r0..r10 high halves (Int32Array, the Vm's regHi)
+ *    96  run state: pc, n, frame, kind, faultBase, faultSize, region count, budget
+ *   128  region lowest byte  [256 x i32]  (the Vm's regionLow)
+ *  1152  region length       [256 x i32]  (the Vm's regionLength)
+ *  2176  region base         [256 x i32]  (linear address of byte 0 of each region)
+ *  4096  the stack: 8 frames of 512 bytes (region 2)
+ *  8192  each map's values, 8-byte aligned; then the context (the event record), last
+ * ```
+ */
+export const REG_LO_ADDR = 0;
+export const REG_HI_ADDR = 48;
+export const STATE_ADDR = 96;
+/** Byte offsets inside the run state (i32 each). */
+export const State = {
+  pc: 0,
+  n: 4,
+  frame: 8,
+  kind: 12,
+  faultBase: 16,
+  faultSize: 20,
+  regionCount: 24,
+  budget: 28,
+} as const;
+export const MAX_REGIONS = 256;
+export const LOW_ADDR = 128;
+export const LEN_ADDR = LOW_ADDR + MAX_REGIONS * 4;
+export const BASE_ADDR = LEN_ADDR + MAX_REGIONS * 4;
+export const STACK_ADDR = 4096;
+export const STACK_BYTES = STACK_FRAME_SIZE * MAX_FRAMES;
+export const MAPS_ADDR = STACK_ADDR + STACK_BYTES;
+export const PAGE = 65536;
+
+/** Why compiled code stopped early (`State.kind`); helper actions are `ABORT_HELPER + action`. */
+export const AbortKind = {
+  memory: 1,
+  budget: 2,
+  callDepth: 3,
+  helper: 16,
+} as const;
+
+/** The highest budget the compiled tier counts in an i32 (above it the interpreter runs). */
+export const MAX_COMPILED_BUDGET = 0x7f000000;

@@ -1,0 +1,127 @@
+import type { LoadedProgram } from '../program.js';
+import { compileToWasm } from './compile-wasm.js';
+
+/**
+ * The parts of the WebAssembly JS API used here, typed locally: the package builds without the
+ * DOM library, and Node's types are only for src/node.
+ */
+export interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+export type WasmModule = object;
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => WasmModule;
+  Instance: new (module: WasmModule, imports: object) => { exports: Record<string, unknown> };
+  Memory: new (descriptor: { initial: number; maximum?: number }) => WasmMemory;
+}
+const wasmApi: WasmApi | undefined = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+
+/** Creates a linear memory of `pages` 64 KiB pages. */
+export function createWasmMemory(pages: number): WasmMemory {
+  if (!wasmApi) throw new Error('WebAssembly is not available');
+  return new wasmApi.Memory({ initial: pages });
+}
+
+/** A compiled program's entry: runs from pc 0 with `startCount` instructions counted; true when it stopped early. */
+export type CompiledEntry = (startCount: number) => number;
+
+/** A compiled module, shared by every VM that runs the same program bytes. */
+export interface CompiledModule {
+  module: WasmModule;
+  /** Time spent compiling (BPF → wasm bytes → `WebAssembly.Module`), ns. */
+  compileNs: number;
+  /** Instructions (lddw counted once) of the program. */
+  instructions: number;
+  wasmBytes: number;
+}
+
+export type ModuleResult = { ok: true; compiled: CompiledModule; cached: boolean } | { ok: false; reason: string };
+
+interface CacheEntry {
+  bytes: Uint8Array;
+  result: { ok: true; compiled: CompiledModule } | { ok: false; reason: string };
+}
+
+const CACHE_LIMIT = 512;
+/** Compiled modules by program digest (the oldest dropped past {@link CACHE_LIMIT}). */
+const moduleCache = new Map<string, CacheEntry[]>();
+let cacheSize = 0;
+
+const now: () => number =
+  typeof globalThis.performance?.now === 'function' ? () => globalThis.performance.now() : () => Date.now();
+
+/**
+ * Digest of program bytes for the module cache: two 32-bit FNV-1a lanes and the length (a
+ * cache key, not a security hash: entries also keep the bytes and compare them).
+ */
+export function programDigest(bytes: Uint8Array): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ bytes.length;
+  for (let i = 0; i < bytes.length; i++) {
+    const x = bytes[i] as number;
+    a = Math.imul(a ^ x, 0x01000193);
+    b = Math.imul(b ^ x ^ (i & 0xff), 0x5bd1e995);
+  }
+  return `${(a >>> 0).toString(16)}${(b >>> 0).toString(16)}:${bytes.length}`;
+}
+
+function sameBytes(x: Uint8Array, y: Uint8Array): boolean {
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+
+/** Whether this engine has WebAssembly at all. */
+export const hasWebAssembly = wasmApi !== undefined && typeof wasmApi.Module === 'function';
+
+/**
+ * The compiled module of `program` (from the cache when the same bytes were compiled before),
+ * or why it has none. Refusals are cached too.
+ */
+export function compiledModule(program: LoadedProgram): ModuleResult {
+  if (!hasWebAssembly) return { ok: false, reason: 'WebAssembly is not available' };
+  const key = programDigest(program.bytes);
+  const entries = moduleCache.get(key);
+  const hit = entries?.find((e) => sameBytes(e.bytes, program.bytes));
+  if (hit) return hit.result.ok ? { ok: true, compiled: hit.result.compiled, cached: true } : hit.result;
+  const t0 = now();
+  let result: CacheEntry['result'];
+  try {
+    const r = compileToWasm(program);
+    if (!r.ok) result = { ok: false, reason: r.reason };
+    else {
+      const module = new (wasmApi as WasmApi).Module(r.bytes);
+      result = {
+        ok: true,
+        compiled: { module, compileNs: (now() - t0) * 1e6, instructions: r.instructions, wasmBytes: r.bytes.length },
+      };
+    }
+  } catch (e) {
+    result = { ok: false, reason: `compile error: ${(e as Error).message}` };
+  }
+  if (cacheSize >= CACHE_LIMIT) {
+    const oldest = moduleCache.keys().next().value as string;
+    cacheSize -= moduleCache.get(oldest)?.length ?? 0;
+    moduleCache.delete(oldest);
+  }
+  moduleCache.set(key, [...(entries ?? []), { bytes: program.bytes, result }]);
+  cacheSize++;
+  return result.ok ? { ok: true, compiled: result.compiled, cached: false } : result;
+}
+
+/** Instantiates a compiled module over a VM's memory, with its helper dispatcher. */
+export function instantiate(
+  compiled: CompiledModule,
+  memory: WasmMemory,
+  helper: (id: number, pc: number, frame: number) => number,
+): CompiledEntry {
+  const instance = new (wasmApi as WasmApi).Instance(compiled.module, { vm: { memory, helper } });
+  return instance.exports.run as CompiledEntry;
+}
+
+/** Empties the module cache (tests). */
+export function clearModuleCache(): void {
+  moduleCache.clear();
+  cacheSize = 0;
+}
