@@ -1,7 +1,8 @@
 // Benchmarks of the text side of packages/formats:
 //  - profile: parse every format of the 6.18 tarball (2323 files) into an EventFormatSet (hashes included)
 //  - render: formatRecord / formatRecordRaw per record for real 6.18 formats (records built from
-//    values trace-cmd printed), compiled evaluator vs the tree-walking reference
+//    values trace-cmd printed), compiled evaluator vs the tree-walking reference, and the report's
+//    compiled byte writer (compileRecordWriter) where the event has one
 // Run: pnpm --filter @probeyard/formats exec tsx --conditions=@probeyard/source bench/print-fmt.ts
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, release } from 'node:os';
@@ -9,7 +10,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEventFormat } from '../src/event-format/event-format.js';
 import { formatRecordRaw, formatRecordWith } from '../src/print-fmt/format-record.js';
+import { compileRecordWriter } from '../src/print-fmt/record-writer.js';
 import type { RenderEnv } from '../src/print-fmt/render-env.js';
+import { TextWriter } from '../src/print-fmt/text-writer.js';
 import { readEventsTarball } from '../src/profile/event-format-set.js';
 import { buildRecord, type FieldInput } from '../test/support/build-record.js';
 
@@ -57,13 +60,22 @@ const cases: [string, Record<string, FieldInput>, RenderEnv][] = [
   ['timer/hrtimer_start', { hrtimer: 0xffff888627d1c6f8n, function: 0xffffffff81234560n, expires: 2659948000000n, softexpires: 2659948000000n, mode: 1 }, { lookupSymbol: symbols }],
   ['block/block_rq_issue', { dev: (8 << 20) | 16, sector: 123456n, nr_sector: 8, bytes: 4096, ioprio: 0x4004, rwbs: 'WS', comm: 'kworker/0:1', cmd: '' }, {}],
 ];
-console.log('render (µs per record):           compiled  reference  raw (-R)');
+console.log('render (µs per record):           compiled  reference  raw (-R)  byte writer');
+const out = new TextWriter();
 for (const [event, values, env] of cases) {
   const format = parseEventFormat(readFileSync(join(fixtures, event, 'format'), 'utf8'), { system: event.split('/')[0]! });
   const record = buildRecord(format, values);
   const compiled = perCall(600, () => formatRecordWith(format, record, env, false));
   const reference = perCall(600, () => formatRecordWith(format, record, env, true));
   const raw = perCall(600, () => formatRecordRaw(format, record, env));
+  const writer = compileRecordWriter(format, env);
+  const view = new DataView(record.buffer, record.byteOffset, record.byteLength);
+  const written = writer
+    ? perCall(600, () => {
+        writer(view, 0, record.byteLength, out);
+        out.truncate(0);
+      }).toFixed(2)
+    : '-';
   const label = `${event}${env.handlers === 'print-fmt' ? ' (print fmt)' : ''}`;
-  console.log(`  ${label.padEnd(32)} ${compiled.toFixed(2).padStart(8)}  ${reference.toFixed(2).padStart(9)}  ${raw.toFixed(2).padStart(8)}`);
+  console.log(`  ${label.padEnd(32)} ${compiled.toFixed(2).padStart(8)}  ${reference.toFixed(2).padStart(9)}  ${raw.toFixed(2).padStart(8)}  ${written.padStart(11)}`);
 }

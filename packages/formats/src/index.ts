@@ -107,6 +107,8 @@ export { evaluateConstant } from './print-fmt/evaluate-constant.js';
 export { type Conversion, type FormatSegment, parsePrintfFormat, formatInteger } from './print-fmt/printf.js';
 export type { RenderEnv } from './print-fmt/render-env.js';
 export { formatRecord, formatRecordRaw } from './print-fmt/format-record.js';
+export { type RecordWriter, compileRecordWriter } from './print-fmt/record-writer.js';
+export { TextWriter } from './print-fmt/text-writer.js';
 export {
   type EventFormatSet,
   type ProfileFormat,
@@ -141,6 +143,9 @@ export {
   type TraceDatBuffer,
   type TraceDatRawOption,
   type Tsc2Nsec,
+  type TimeShift,
+  type TimeShiftSample,
+  timeShiftInterpolateFlag,
   type TraceDatInfo,
   TraceDat,
   decodeTraceDat,
@@ -152,7 +157,7 @@ export {
   parseBasicEventFormat,
   EventFormatTable,
 } from './trace-dat/event-format-table.js';
-export { CpuRecordReader } from './trace-dat/cpu-reader.js';
+export { CpuRecordReader, hostTime } from './trace-dat/cpu-reader.js';
 export { type RecordReader, MergedRecordReader } from './trace-dat/merge.js';
 export { type OpenTraceDatOptions, type RecordSelection, TraceDatReader, openTraceDat } from './trace-dat/trace-dat-reader.js';
 export { KallsymsTable, parsePrintkFormats } from './trace-dat/kallsyms.js';

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readEventsTree } from '../src/node/events-tree.js';
 import { formatRecord, formatRecordRaw, formatRecordWith } from '../src/print-fmt/format-record.js';
+import { compileRecordWriter } from '../src/print-fmt/record-writer.js';
+import { TextWriter } from '../src/print-fmt/text-writer.js';
 import { type EventFormatSet, readEventsTarball } from '../src/profile/event-format-set.js';
 
 const corpus = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'corpus');
@@ -26,7 +28,8 @@ function syntheticRecord(fixedSize: number, dynamicOffsets: number[]): Uint8Arra
   return r;
 }
 
-function summarize(set: EventFormatSet): { formats: number; printFmts: number; rendered: number; failedToParse: number } {
+function summarize(set: EventFormatSet): { formats: number; printFmts: number; rendered: number; failedToParse: number; written: number } {
+  let written = 0;
   let printFmts = 0;
   let rendered = 0;
   let failedToParse = 0;
@@ -37,6 +40,15 @@ function summarize(set: EventFormatSet): { formats: number; printFmts: number; r
     for (const handlers of ['trace-cmd', 'print-fmt'] as const) {
       const text = formatRecord(format, record, { handlers, longSize: format.longSize ?? 8 });
       expect(typeof text).toBe('string');
+      // The report's compiled byte writer, where the format has one, writes the same text.
+      const writer = compileRecordWriter(format, { handlers, longSize: format.longSize ?? 8 });
+      if (writer) {
+        const out = new TextWriter(16);
+        if (writer(new DataView(record.buffer), 0, record.length, out)) {
+          expect(out.take(), `${format.system}/${format.name}`).toBe(text);
+          if (handlers === 'print-fmt') written++;
+        }
+      }
       if (handlers === 'print-fmt') {
         // The compiled evaluator agrees with the tree-walking reference on every corpus format.
         expect(formatRecordWith(format, record, { handlers, longSize: format.longSize ?? 8 }, true), `${format.system}/${format.name}`).toBe(text);
@@ -46,7 +58,7 @@ function summarize(set: EventFormatSet): { formats: number; printFmts: number; r
     }
     expect(formatRecordRaw(format, record).startsWith(format.fields.length > 0 ? ' ' : '')).toBe(true);
   }
-  return { formats: set.formats.size, printFmts, rendered, failedToParse };
+  return { formats: set.formats.size, printFmts, rendered, failedToParse, written };
 }
 
 describe.skipIf(!present)('corpus format files', () => {
@@ -55,7 +67,7 @@ describe.skipIf(!present)('corpus format files', () => {
     expect(set.errors.map((e) => e.error.message)).toEqual([]);
     const expected = readFileSync(join(corpus, 'kernel-formats', kernel, 'available_events'), 'utf8').trim().split('\n').length;
     const s = summarize(set);
-    console.log(`${kernel}: ${s.formats} formats, ${s.printFmts} print fmts parsed, ${s.rendered} render fully, ${s.failedToParse} [FAILED TO PARSE]`);
+    console.log(`${kernel}: ${s.formats} formats, ${s.printFmts} print fmts parsed, ${s.rendered} render fully, ${s.failedToParse} [FAILED TO PARSE], ${s.written} through the byte writer`);
     expect(s.formats).toBeGreaterThanOrEqual(Math.min(expected, 400));
     // One 3.10 format (sched/sched_switch_end) has no print fmt line at all.
     expect(s.printFmts).toBe(kernel.includes('3.10.40') ? s.formats - 1 : s.formats);
@@ -76,8 +88,9 @@ describe.skipIf(!present)('corpus format files', () => {
     const set = await readEventsTarball(readFileSync(join(corpus, 'tracefs/linux-6.18/all_event_formats_linux-6.18.44.tar.gz')));
     expect(set.errors).toEqual([]);
     const s = summarize(set);
-    console.log(`linux-6.18 tarball: ${s.formats} formats, ${s.printFmts} print fmts parsed, ${s.rendered} render fully, ${s.failedToParse} [FAILED TO PARSE]`);
+    console.log(`linux-6.18 tarball: ${s.formats} formats, ${s.printFmts} print fmts parsed, ${s.rendered} render fully, ${s.failedToParse} [FAILED TO PARSE], ${s.written} through the byte writer`);
     expect(s.formats).toBe(2323);
+    expect(s.written).toBeGreaterThan(100); // integer-only print fmts: the report's fast path
     expect(s.printFmts).toBe(2323);
     expect(s.rendered).toBeGreaterThan(2300);
     expect(set.headerPage).toBe(readFileSync(join(corpus, 'tracefs/linux-6.18/header_page'), 'utf8'));

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
-import type { BlockDecompressor } from '../trace-dat/decompress.js';
+import { type BlockDecompressor, isZstdWasmLoaded } from '../trace-dat/decompress.js';
 import { Cursor } from '../trace-dat/cursor.js';
 import type { TraceDat } from '../trace-dat/trace-dat.js';
 
@@ -51,7 +51,8 @@ const maxHeld = 256;
 const maxWaitMs = 2000;
 
 /**
- * Decompresses a trace.dat's CPU data chunks on a worker thread, ahead of the reader, so a full
+ * Decompresses a trace.dat's CPU data chunks on a worker thread (with the pure-JS decoders; for
+ * zstd only until the WebAssembly decoder of this thread is loaded, which is faster), ahead of the reader, so a full
  * read (report, replay) overlaps decompression with decoding and rendering. Chunks are produced
  * in an order that interleaves CPUs by their position (the order a time-ordered merge consumes
  * them) and at most 64 ahead. `decompressor` plugs into {@link TraceDatReader.decompressor}; a
@@ -70,7 +71,11 @@ export class ChunkPrefetcher {
   /** Chunks served from the worker, and left to the reading thread. */
   readonly stats = { prefetched: 0, fallback: 0 };
 
-  constructor(path: string, chunks: ChunkRef[], algorithm: 'zstd' | 'zlib') {
+  /** Stop the worker once this thread has the WebAssembly zstd decoder (false: always use it). */
+  private readonly yieldToWasm: boolean;
+
+  constructor(path: string, chunks: ChunkRef[], algorithm: 'zstd' | 'zlib', options: { yieldToWasm?: boolean } = {}) {
+    this.yieldToWasm = algorithm === 'zstd' && options.yieldToWasm !== false;
     const require = createRequire(import.meta.url);
     const modulePath = require.resolve(algorithm === 'zstd' ? 'fzstd' : 'fflate');
     const shared = new SharedArrayBuffer(12);
@@ -102,6 +107,12 @@ export class ChunkPrefetcher {
 
   readonly decompressor: BlockDecompressor = (_data, _size, at) => {
     if (!this.known.has(at)) return undefined;
+    if (this.yieldToWasm && isZstdWasmLoaded()) {
+      // The WebAssembly decoder on this thread outruns the pure-JS one on the worker: stop it.
+      this.close();
+      this.known.clear();
+      return undefined;
+    }
     let waitedMs = 0;
     for (;;) {
       this.drain();
@@ -149,6 +160,8 @@ const minPrefetchBytes = 1 << 20;
 export function prefetchChunks(path: string, dat: TraceDat, options: { force?: boolean } = {}): ChunkPrefetcher | undefined {
   const algorithm = dat.compression?.name;
   if (algorithm !== 'zstd' && algorithm !== 'zlib') return undefined;
+  // libzstd in WebAssembly decompresses a chunk faster than a worker can hand one over.
+  if (algorithm === 'zstd' && isZstdWasmLoaded() && !options.force) return undefined;
   const lists: ChunkRef[][] = [];
   for (const b of dat.buffers) {
     if (!b.compressed) continue;
@@ -175,5 +188,5 @@ export function prefetchChunks(path: string, dat: TraceDat, options: { force?: b
   // Below ~1 MiB of compressed data a worker costs more to start than it saves.
   const bytes = order.reduce((a, o) => a + o.chunk.compressed, 0);
   if (order.length === 0 || (bytes < minPrefetchBytes && !options.force)) return undefined;
-  return new ChunkPrefetcher(path, order.map((o) => o.chunk), algorithm);
+  return new ChunkPrefetcher(path, order.map((o) => o.chunk), algorithm, { yieldToWasm: !options.force });
 }

@@ -1,5 +1,7 @@
 import type { EventFormat } from '../event-format/event-format.js';
 import { formatRecord, formatRecordRaw } from '../print-fmt/format-record.js';
+import { compileRecordWriter } from '../print-fmt/record-writer.js';
+import { loadZstdWasm } from '../trace-dat/decompress.js';
 import { reportChunks, type ReportOptions } from '../trace-dat/report.js';
 import { openTraceDatFile } from './trace-dat-file.js';
 
@@ -16,12 +18,14 @@ export async function writeTraceDatReport(
   options: Pick<ReportOptions<EventFormat>, 'raw' | 'kernelStateLetters' | 'startRecord'>,
   sink: ReportSink,
 ): Promise<number> {
+  await loadZstdWasm();
   const file = openTraceDatFile(path, { prefetch: true });
   try {
     let chunks = 0;
     for (const chunk of reportChunks<EventFormat>(file.reader, {
       formatRecord: (f, bytes, env) => formatRecord(f, bytes, env),
       formatRecordRaw: (f, bytes, env) => formatRecordRaw(f, bytes, env),
+      compileWriter: (f, env) => compileRecordWriter(f, env),
       ...options,
     })) {
       await sink(chunk);

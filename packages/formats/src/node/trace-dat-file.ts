@@ -3,7 +3,7 @@ import { traceDatRecordStream, type RecordStream, type TraceDatStreamOptions } f
 import { TraceDatReader } from '../trace-dat/trace-dat-reader.js';
 import { decodeTraceDat } from '../trace-dat/trace-dat.js';
 import * as zlib from 'node:zlib';
-import { registerDecompressor } from '../trace-dat/decompress.js';
+import { loadZstdWasm, registerDecompressor } from '../trace-dat/decompress.js';
 import { type ChunkPrefetcher, prefetchChunks } from './chunk-prefetch.js';
 import { FileByteSource } from './file-byte-source.js';
 
@@ -75,6 +75,7 @@ export function openTraceDatStream(path: string, options: TraceDatStreamOptions 
     },
     async *[Symbol.asyncIterator]() {
       try {
+        await loadZstdWasm(); // zstd chunks through libzstd/wasm from the first batch on
         yield* stream;
       } finally {
         file.close();

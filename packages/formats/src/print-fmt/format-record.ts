@@ -20,7 +20,7 @@ import { isBprint, renderBprint } from './bprint.js';
 import { printFmtAfterPrefix, type TraceCmdHandler, traceCmdHandler } from './trace-cmd-handlers.js';
 
 /** What rendering needs of a format, computed once per format. */
-interface CompiledFormat {
+export interface CompiledFormat {
   segments: FormatSegment[];
   /** Per field name: the print fmt conversion that prints `REC->name` as it is (for `-R`). */
   rawConversions: Map<string, { conversion: Conversion; has0x: boolean }>;
@@ -46,14 +46,14 @@ function compiledArgs(format: EventFormat, c: CompiledFormat, longSize: 4 | 8): 
 }
 
 /** A print fmt argument that is one integer at a fixed place of the record. */
-interface DirectRead {
+export interface DirectRead {
   byteOffset: number;
   size: number;
   signed: boolean;
 }
 
 /** `REC->field` of a numeric field, or `REC->array[constant]`: read and printed without BigInt. */
-function directRead(e: PrintExpr, format: EventFormat, longSize: 4 | 8): DirectRead | undefined {
+export function directRead(e: PrintExpr, format: EventFormat, longSize: 4 | 8): DirectRead | undefined {
   const sized = (n: number) => n === 1 || n === 2 || n === 4 || n === 8;
   if (e.kind === 'field') {
     const f = findFieldIn(format, e.name);
@@ -119,7 +119,8 @@ function formatDirect(seg: Conversion, d: DirectRead, ctx: EvalContext): string 
 
 const compiled = new WeakMap<EventFormat, CompiledFormat>();
 
-function compile(format: EventFormat): CompiledFormat {
+/** The per-format rendering data (parsed once per format object). */
+export function compile(format: EventFormat): CompiledFormat {
   let c = compiled.get(format);
   if (c) return c;
   const segments = format.printFmt ? parsePrintfFormat(format.printFmt.format) : [];

@@ -4,7 +4,7 @@ import type { RecordEventFormat, TraceRecord } from '../ring-buffer/trace-record
 import { Cursor } from './cursor.js';
 import { decompressBlock, type BlockDecompressor } from './decompress.js';
 import type { EventFormatTable } from './event-format-table.js';
-import type { TraceDat, TraceDatBuffer } from './trace-dat.js';
+import { type TimeShiftSample, type TraceDat, type TraceDatBuffer, timeShiftInterpolateFlag } from './trace-dat.js';
 
 /** Pages read per window from uncompressed CPU data (bounded memory: 256 pages). */
 const pagesPerWindow = 256;
@@ -66,7 +66,7 @@ export class CpuRecordReader<F extends RecordEventFormat = RecordEventFormat> {
       if (this.chunksLeft > desc.byteLength / 8) throw c.error('out-of-range', `${this.chunksLeft} chunks in ${desc.byteLength} bytes`, desc.byteOffset);
       this.nextOffset = c.offset;
     }
-    this.adjust = makeAdjust<F>(dat);
+    this.adjust = makeAdjust<F>(dat, cpu);
   }
 
   /** Loads the next window; false at the end of the CPU's data. */
@@ -137,18 +137,64 @@ export class CpuRecordReader<F extends RecordEventFormat = RecordEventFormat> {
   }
 }
 
-/** Timestamp correction of the OFFSET and TSC2NSEC options (BigInt only when they exist). */
-function makeAdjust<F extends RecordEventFormat>(dat: TraceDat): ((r: TraceRecord<F>) => void) | undefined {
+const mask64 = (1n << 64n) - 1n;
+
+/**
+ * Timestamp correction of the TIME_SHIFT, TSC2NSEC and OFFSET options, in trace-cmd's order
+ * (`timestamp_calc`): guest-to-host shift of this CPU, then TSC to ns, then the offset. BigInt,
+ * only when the file has one of them.
+ */
+function makeAdjust<F extends RecordEventFormat>(dat: TraceDat, cpu: number): ((r: TraceRecord<F>) => void) | undefined {
   const offset = dat.timestampOffset;
   const t = dat.tsc2nsec;
-  if (offset === 0n && t === undefined) return undefined;
-  const mask = (1n << 64n) - 1n;
+  const samples = dat.timeShift?.cpus[cpu];
+  const shift = samples !== undefined && samples.length > 0 ? samples : undefined;
+  const interpolate = ((dat.timeShift?.flags ?? 0) & timeShiftInterpolateFlag) !== 0;
+  if (offset === 0n && t === undefined && shift === undefined) return undefined;
   return (r) => {
     let ts = (BigInt(r.tsHigh) << 32n) | BigInt(r.tsLow);
+    if (shift) ts = hostTime(ts, shift, interpolate);
     if (t) ts = ((ts * BigInt(t.multiplier)) >> BigInt(t.shift)) + t.offset;
-    ts = (ts + offset) & mask;
+    ts = (ts + offset) & mask64;
     r.tsHigh = Number(ts >> 32n);
     r.tsLow = Number(ts & 0xffffffffn);
   };
 }
 
+/**
+ * A guest timestamp on the host clock (trace-cmd's `timestamp_host_sync`): one sample adds its
+ * offset; otherwise the two samples around `ts` (the first or last two outside the range) give
+ * the offset, interpolated when the flag says so, and the first of them scales the time.
+ */
+export function hostTime(ts: bigint, samples: readonly TimeShiftSample[], interpolate: boolean): bigint {
+  const n = samples.length;
+  if (n === 1) return (ts + samples[0]!.offset) & mask64;
+  let lo: number;
+  if (n === 2 || ts <= samples[0]!.time) lo = 0;
+  else if (ts >= samples[n - 1]!.time) lo = n - 2;
+  else {
+    // Binary search as trace-cmd does it: the sample at or before ts.
+    let min = 0;
+    let max = n - 1;
+    let mid = (min + max) >> 1;
+    while (min <= max) {
+      const time = samples[mid]!.time;
+      if (ts < time) max = mid - 1;
+      else if (ts > time) min = mid + 1;
+      else break;
+      mid = (min + max) >> 1;
+    }
+    lo = mid;
+  }
+  const a = samples[lo]!;
+  const b = samples[lo + 1]!;
+  let correction = a.offset;
+  const delta = b.time - a.time;
+  if (interpolate && delta !== 0n) {
+    // C's signed 64-bit arithmetic; BigInt division truncates toward zero like C's.
+    const signedTs = BigInt.asIntN(64, ts);
+    correction = a.offset + BigInt.asIntN(64, BigInt.asIntN(64, (signedTs - a.time) * (b.offset - a.offset)) + delta / 2n) / delta;
+  }
+  const scaled = ((ts * BigInt.asUintN(64, a.scaling)) & mask64) >> a.fraction;
+  return (scaled + correction) & mask64;
+}

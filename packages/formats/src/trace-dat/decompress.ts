@@ -25,7 +25,8 @@ const native = new Map<string, BlockDecompressor>();
 
 /**
  * Uses a faster implementation for an algorithm (the Node side registers `zlib.zstdDecompressSync`
- * where the runtime has it); the pure-JS fzstd/fflate stay the default everywhere else.
+ * where the runtime has it, Node 22.15+); elsewhere zstd goes to libzstd in WebAssembly (fzstd
+ * until it has loaded) and zlib to fflate.
  */
 export function registerDecompressor(algorithm: string, decompress: BlockDecompressor | undefined): void {
   if (decompress) native.set(algorithm, decompress);

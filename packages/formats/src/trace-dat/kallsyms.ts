@@ -21,36 +21,72 @@ export class KallsymsTable {
 
   /** Parses kallsyms text; lines that do not fit are skipped. */
   static parse(text: string): KallsymsTable {
-    const entries: { hi: number; lo: number; name: string }[] = [];
+    // One pass over the character codes: the address becomes two halves without a substring.
+    let capacity = 1024;
+    let his = new Uint32Array(capacity);
+    let los = new Uint32Array(capacity);
+    const names: string[] = [];
+    let n = 0;
+    let sorted = true;
     let start = 0;
-    while (start < text.length) {
+    const length = text.length;
+    while (start < length) {
       let end = text.indexOf('\n', start);
-      if (end < 0) end = text.length;
-      const line = text.slice(start, end);
+      if (end < 0) end = length;
+      const lineStart = start;
       start = end + 1;
-      const s1 = line.indexOf(' ');
-      if (s1 <= 0 || s1 > 16) continue;
-      const s2 = line.indexOf(' ', s1 + 1);
-      if (s2 < 0) continue;
-      const addr = line.slice(0, s1);
-      if (!/^[0-9a-fA-F]+$/.test(addr)) continue;
-      const padded = addr.padStart(16, '0');
-      let name = line.slice(s2 + 1);
-      const tab = name.indexOf('\t');
-      if (tab >= 0) name = name.slice(0, tab);
-      entries.push({ hi: parseInt(padded.slice(0, 8), 16), lo: parseInt(padded.slice(8), 16), name });
+      const s1 = text.indexOf(' ', lineStart);
+      if (s1 <= lineStart || s1 > lineStart + 16 || s1 >= end) continue;
+      const s2 = text.indexOf(' ', s1 + 1);
+      if (s2 < 0 || s2 >= end) continue;
+      let hi = 0;
+      let lo = 0;
+      let ok = true;
+      for (let k = lineStart; k < s1; k++) {
+        const c = text.charCodeAt(k);
+        const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1;
+        if (d < 0) {
+          ok = false;
+          break;
+        }
+        hi = ((hi << 4) | (lo >>> 28)) >>> 0;
+        lo = ((lo << 4) | d) >>> 0;
+      }
+      if (!ok) continue;
+      // The name ends at a tab (`\t[module]`) or the line end; searched within the line only.
+      let nameEnd = s2 + 1;
+      while (nameEnd < end && text.charCodeAt(nameEnd) !== 9) nameEnd++;
+      const name = text.slice(s2 + 1, nameEnd);
+      if (n === capacity) {
+        capacity *= 2;
+        const h = new Uint32Array(capacity);
+        h.set(his);
+        his = h;
+        const l = new Uint32Array(capacity);
+        l.set(los);
+        los = l;
+      }
+      if (n > 0 && (his[n - 1]! > hi || (his[n - 1] === hi && los[n - 1]! > lo))) sorted = false;
+      his[n] = hi;
+      los[n] = lo;
+      names.push(name);
+      n++;
     }
+    if (sorted) return new KallsymsTable(his.slice(0, n), los.slice(0, n), names);
     // Stable sort by address: for equal addresses the first listed name wins (as trace-cmd does).
-    entries.sort((a, b) => a.hi - b.hi || a.lo - b.lo);
-    const hi = new Uint32Array(entries.length);
-    const lo = new Uint32Array(entries.length);
-    const names: string[] = new Array<string>(entries.length);
-    entries.forEach((e, i) => {
-      hi[i] = e.hi;
-      lo[i] = e.lo;
-      names[i] = e.name;
-    });
-    return new KallsymsTable(hi, lo, names);
+    const order = new Uint32Array(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    order.sort((a, b) => his[a]! - his[b]! || los[a]! - los[b]! || a - b);
+    const hi = new Uint32Array(n);
+    const lo = new Uint32Array(n);
+    const sortedNames: string[] = new Array<string>(n);
+    for (let i = 0; i < n; i++) {
+      const k = order[i]!;
+      hi[i] = his[k]!;
+      lo[i] = los[k]!;
+      sortedNames[i] = names[k]!;
+    }
+    return new KallsymsTable(hi, lo, sortedNames);
   }
 
   /** The symbol containing `address` (the last one at or below it), with the offset into it. */

@@ -79,6 +79,29 @@ export interface Tsc2Nsec {
   offset: bigint;
 }
 
+/** One sample of a TIME_SHIFT option: from `time` on, add `offset` (and scale by `scaling >> fraction`). */
+export interface TimeShiftSample {
+  time: bigint;
+  offset: bigint;
+  scaling: bigint;
+  fraction: bigint;
+}
+
+/**
+ * The TIME_SHIFT option of a guest's recording (trace-cmd's host/guest time synchronisation):
+ * per guest CPU, samples of the offset to the host clock, sorted by time.
+ */
+export interface TimeShift {
+  /** The host's trace id. */
+  peerTraceId: bigint;
+  /** TRACECMD_TSYNC_FLAG_*: bit 0 (interpolate) interpolates the offset between samples. */
+  flags: number;
+  cpus: TimeShiftSample[][];
+}
+
+/** TRACECMD_TSYNC_FLAG_INTERPOLATE. */
+export const timeShiftInterpolateFlag = 1;
+
 /** A section (or v6 block) whose bytes are read only when asked for. */
 interface LazyText {
   load(): string;
@@ -119,6 +142,8 @@ export interface TraceDatInfo {
   /** OFFSET option: ns added to every timestamp. */
   timestampOffset: bigint;
   tsc2nsec: Tsc2Nsec | undefined;
+  /** TIME_SHIFT option: the guest-to-host clock correction, applied before TSC2NSEC and OFFSET. */
+  timeShift: TimeShift | undefined;
   /** per_cpu/cpuN/stats text of each CPU (CPUSTAT options), in file order. */
   cpuStats: string[];
   traceId: bigint | undefined;
@@ -147,6 +172,7 @@ export class TraceDat implements TraceDatInfo {
   date: string | undefined = undefined;
   timestampOffset = 0n;
   tsc2nsec: Tsc2Nsec | undefined = undefined;
+  timeShift: TimeShift | undefined = undefined;
   cpuStats: string[] = [];
   traceId: bigint | undefined = undefined;
   /** The input the file is read from (the record readers read CPU data from it). */
@@ -556,7 +582,43 @@ function applyOption(dat: TraceDat, id: number, d: Cursor): void {
       dat.tsc2nsec = { multiplier, shift, offset };
       break;
     }
+    case TraceDatOption.timeShift:
+      dat.timeShift = decodeTimeShift(d);
+      break;
     default:
       break; // kept in dat.options as stored
   }
+}
+
+/**
+ * TIME_SHIFT: trace id (u64), flags (u32), CPU count (u32), then per CPU a sample count (u32) and
+ * that many times, offsets and scaling ratios (s64 arrays, one after the other); then, optionally,
+ * per CPU the fraction bits of each sample (u64). Samples come out sorted by time (trace-cmd sorts
+ * them on load). Shorter than 16 bytes: ignored, as trace-cmd does.
+ */
+function decodeTimeShift(d: Cursor): TimeShift | undefined {
+  if (d.remaining < 16) return undefined;
+  const peerTraceId = d.u64Big('time shift trace id');
+  const flags = d.u32('time shift flags');
+  const cpuCount = d.u32('time shift cpu count');
+  if (cpuCount > maxCpus || cpuCount * 4 > d.remaining) throw d.error('out-of-range', `time shift: ${cpuCount} cpus in ${d.remaining} bytes`, d.offset - 4);
+  const cpus: TimeShiftSample[][] = [];
+  for (let cpu = 0; cpu < cpuCount; cpu++) {
+    const count = d.u32(`time shift cpu ${cpu} count`);
+    if (count * 24 > d.remaining) throw d.error('out-of-range', `time shift cpu ${cpu}: ${count} samples in ${d.remaining} bytes`, d.offset - 4);
+    const samples: TimeShiftSample[] = [];
+    for (let k = 0; k < count; k++) samples.push({ time: d.i64Big('time shift time'), offset: 0n, scaling: 1n, fraction: 0n });
+    for (const s of samples) s.offset = d.i64Big('time shift offset');
+    for (const s of samples) s.scaling = d.i64Big('time shift scaling');
+    cpus.push(samples);
+  }
+  for (const samples of cpus) {
+    for (const s of samples) {
+      if (d.remaining < 8) break;
+      s.fraction = d.u64Big('time shift fraction');
+      if (s.fraction > 63n) throw d.error('malformed', `time shift fraction ${s.fraction}`, d.offset - 8);
+    }
+  }
+  for (const samples of cpus) samples.sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
+  return { peerTraceId, flags, cpus };
 }

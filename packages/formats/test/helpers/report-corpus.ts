@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { EventFormat } from '../../src/event-format/event-format.js';
 import { openTraceDatFile } from '../../src/node/trace-dat-file.js';
 import { formatRecord, formatRecordRaw } from '../../src/print-fmt/format-record.js';
+import { compileRecordWriter } from '../../src/print-fmt/record-writer.js';
 import { reportChunks } from '../../src/trace-dat/report.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -43,7 +44,7 @@ function render(dat: string, raw: boolean, window: 'head' | 'tail' | undefined, 
     }
     const out: string[] = [];
     let rest = '';
-    for (const chunk of reportChunks<EventFormat>(file.reader, { formatRecord, formatRecordRaw, raw, startRecord })) {
+    for (const chunk of reportChunks<EventFormat>(file.reader, { formatRecord, formatRecordRaw, compileWriter: compileRecordWriter, raw, startRecord })) {
       const parts = (rest + chunk).split('\n');
       rest = parts.pop()!;
       out.push(...parts);
