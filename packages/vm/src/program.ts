@@ -2,6 +2,7 @@ import { MAP_HANDLE_REGION } from './address.js';
 import { VmError } from './errors.js';
 import { helperName } from './helper-ids.js';
 import { formatInsn } from './insn-text.js';
+import { interpreterCode } from './interpreter-code.js';
 
 /**
  * Internal opcodes the predecoder gives instructions whose meaning depends on more than the
@@ -53,6 +54,11 @@ export interface LoadedProgram {
   readonly bytes: Uint8Array;
   /** Opcode byte, or an {@link InternalOp}. */
   readonly op: Uint8Array;
+  /**
+   * The interpreter's word per slot: dense instruction id (superinstructions included), dst,
+   * src and offset packed in 32 bits (interpreter-code.ts). The compiled tier reads {@link op}.
+   */
+  readonly insn: Int32Array;
   readonly dst: Uint8Array;
   readonly src: Uint8Array;
   /** Signed 16-bit offset. */
@@ -360,6 +366,7 @@ export function loadProgram(bytes: Uint8Array, options: LoadOptions): LoadResult
       length: n,
       bytes: bytes.slice(),
       op,
+      insn: interpreterCode(op, dst, src, off),
       dst,
       src,
       off,

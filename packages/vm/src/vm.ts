@@ -12,7 +12,7 @@ import { HelperAction, type HelperFn, standardHelpers } from './helpers.js';
 import { formatInsn } from './insn-text.js';
 import type { BpfMap } from './maps/map.js';
 import { RingBuffer } from './maps/ring-buffer.js';
-import { InternalOp, type LoadedProgram, type LoadOptions, type MapRef } from './program.js';
+import type { LoadedProgram, LoadOptions, MapRef } from './program.js';
 import { mul64, sdivmod64, udivmod64, wide } from './wide.js';
 import {
   AbortKind,
@@ -86,7 +86,7 @@ export interface VmOptions {
    * Execution tier. `compiled` (the default) compiles each program once to WebAssembly
    * (wasm/compile-wasm.ts) and runs it as machine code, falling back to the interpreter for a
    * program it does not take or cannot compile (see {@link Vm.tierCounters}); `interpreter`
-   * forces the interpreter (one `switch` on predecoded opcodes).
+   * forces the interpreter (one `switch` on dense predecoded codes, interpreter-code.ts).
    */
   tier?: VmTier;
 }
@@ -168,7 +168,7 @@ export class Vm {
   readonly regionKind: RegionKind[] = [];
   private contextBuffer = new Uint8Array(256);
   private readonly ringBuffers: RingBuffer[];
-  /** The stack as 8-byte words, for zeroing a frame without a native call. */
+  /** The stack as 8-byte words (zeroing frame 0 per run: one `fill`). */
   private stackWords: Float64Array;
 
   readonly helperTable: (HelperFn | undefined)[] = [];
@@ -520,9 +520,10 @@ export class Vm {
       }
     }
     const buf = this.contextBuffer;
-    // a record is usually small: a loop beats the native call of set()
-    if (n <= 256) for (let i = 0; i < n; i++) buf[i] = context[byteOffset + i] as number;
-    else buf.set(context.subarray(byteOffset, byteOffset + n));
+    // a byte loop only for the smallest records: per byte it re-checks both arrays (measured:
+    // a 64-byte copy took longer than the 15-instruction program it fed)
+    if (n <= 16) for (let i = 0; i < n; i++) buf[i] = context[byteOffset + i] as number;
+    else buf.set(byteOffset === 0 && n === context.length ? context : context.subarray(byteOffset, byteOffset + n));
     this.regionLength[CONTEXT_REGION] = n;
   }
 
@@ -547,8 +548,7 @@ export class Vm {
     H[10] = STACK_REGION;
     // a zeroed frame 0: nothing of one event is visible to the next (deeper frames are zeroed
     // when a call enters them, and no frame reaches below its own)
-    const words = this.stackWords;
-    for (let i = (STACK_TOP - STACK_FRAME_SIZE) / 8; i < STACK_TOP / 8; i++) words[i] = 0;
+    this.stackWords.fill(0, (STACK_TOP - STACK_FRAME_SIZE) / 8, STACK_TOP / 8);
     this.regionLow[STACK_REGION] = STACK_TOP - STACK_FRAME_SIZE;
     this.tailCalls = 0;
     this.faultValue = undefined;
@@ -577,15 +577,18 @@ export class Vm {
   /**
    * The interpreter loop over one program, starting at pc 0 with `n` instructions already
    * executed. Returns a {@link RunStatus}, or TAIL_CALL with the target in `tailTarget`.
+   *
+   * Shape (each point measured with `pnpm bench`): one `switch` over the dense codes of
+   * interpreter-code.ts (a jump table; every label a numeric literal), one packed word per slot
+   * (code, dst, src, offset) plus the immediate, superinstructions for common pairs, and a hot
+   * inner loop without calls: helper calls, BPF-to-BPF calls and 64-bit division leave it for
+   * the outer loop, which reads every array again before re-entering, so V8 checks the typed
+   * arrays' maps once per entry instead of at every access (a call would make it forget them).
    */
   private interpret(prog: LoadedProgram, startCount: number): number {
-    const OP = prog.op;
-    const DST = prog.dst;
-    const SRC = prog.src;
-    const OFF = prog.off;
+    const INSN = prog.insn;
     const IMM = prog.imm;
     const IMMHI = prog.immHi;
-    const TGT = prog.target;
     const L = this.regLo;
     const H = this.regHi;
     const LEN = this.regionLength;
@@ -603,1015 +606,1842 @@ export class Vm {
     this.faultSize = 0;
     this.faultMsg = '';
 
-    exec: for (;;) {
-      n++;
-      switch (OP[pc]) {
-        // ---------------------------------------------------------------- ALU (32-bit)
-        case 0x04: {
-          const d = DST[pc] as number;
-          L[d] = ((L[d] as number) + (IMM[pc] as number)) | 0;
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0x0c: {
-          const d = DST[pc] as number;
-          L[d] = ((L[d] as number) + (L[SRC[pc] as number] as number)) | 0;
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0x14: {
-          const d = DST[pc] as number;
-          L[d] = ((L[d] as number) - (IMM[pc] as number)) | 0;
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0x1c: {
-          const d = DST[pc] as number;
-          L[d] = ((L[d] as number) - (L[SRC[pc] as number] as number)) | 0;
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0x24: {
-          const d = DST[pc] as number;
-          L[d] = Math.imul(L[d] as number, IMM[pc] as number);
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0x2c: {
-          const d = DST[pc] as number;
-          L[d] = Math.imul(L[d] as number, L[SRC[pc] as number] as number);
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0x34:
-        case 0x3c: {
-          const d = DST[pc] as number;
-          const v = ((OP[pc] as number) === 0x34 ? IMM[pc] : L[SRC[pc] as number]) as number;
-          L[d] = v === 0 ? 0 : Math.floor(((L[d] as number) >>> 0) / (v >>> 0)) | 0;
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0x44: {
-          const d = DST[pc] as number;
-          L[d] = (L[d] as number) | (IMM[pc] as number);
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0x4c: {
-          const d = DST[pc] as number;
-          L[d] = (L[d] as number) | (L[SRC[pc] as number] as number);
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0x54: {
-          const d = DST[pc] as number;
-          L[d] = (L[d] as number) & (IMM[pc] as number);
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0x5c: {
-          const d = DST[pc] as number;
-          L[d] = (L[d] as number) & (L[SRC[pc] as number] as number);
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0x64: {
-          const d = DST[pc] as number;
-          L[d] = (L[d] as number) << ((IMM[pc] as number) & 31);
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0x6c: {
-          const d = DST[pc] as number;
-          L[d] = (L[d] as number) << ((L[SRC[pc] as number] as number) & 31);
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0x74: {
-          const d = DST[pc] as number;
-          L[d] = (L[d] as number) >>> ((IMM[pc] as number) & 31);
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0x7c: {
-          const d = DST[pc] as number;
-          L[d] = (L[d] as number) >>> ((L[SRC[pc] as number] as number) & 31);
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0x84: {
-          const d = DST[pc] as number;
-          L[d] = -(L[d] as number) | 0;
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0x94:
-        case 0x9c: {
-          const d = DST[pc] as number;
-          const v = ((OP[pc] as number) === 0x94 ? IMM[pc] : L[SRC[pc] as number]) as number;
-          if (v !== 0) L[d] = ((L[d] as number) >>> 0) % (v >>> 0) | 0;
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0xa4: {
-          const d = DST[pc] as number;
-          L[d] = (L[d] as number) ^ (IMM[pc] as number);
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0xac: {
-          const d = DST[pc] as number;
-          L[d] = (L[d] as number) ^ (L[SRC[pc] as number] as number);
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0xb4: {
-          const d = DST[pc] as number;
-          L[d] = IMM[pc] as number;
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0xbc: {
-          const d = DST[pc] as number;
-          L[d] = L[SRC[pc] as number] as number;
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0xc4: {
-          const d = DST[pc] as number;
-          L[d] = (L[d] as number) >> ((IMM[pc] as number) & 31);
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0xcc: {
-          const d = DST[pc] as number;
-          L[d] = (L[d] as number) >> ((L[SRC[pc] as number] as number) & 31);
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case InternalOp.sdiv32Imm:
-        case InternalOp.sdiv32Reg: {
-          const d = DST[pc] as number;
-          const v = ((OP[pc] as number) === InternalOp.sdiv32Imm ? IMM[pc] : L[SRC[pc] as number]) as number;
-          L[d] = v === 0 ? 0 : ((L[d] as number) / v) | 0;
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case InternalOp.smod32Imm:
-        case InternalOp.smod32Reg: {
-          const d = DST[pc] as number;
-          const v = ((OP[pc] as number) === InternalOp.smod32Imm ? IMM[pc] : L[SRC[pc] as number]) as number;
-          if (v !== 0) L[d] = (L[d] as number) % v | 0;
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case InternalOp.movsx8To32: {
-          const d = DST[pc] as number;
-          L[d] = ((L[SRC[pc] as number] as number) << 24) >> 24;
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case InternalOp.movsx16To32: {
-          const d = DST[pc] as number;
-          L[d] = ((L[SRC[pc] as number] as number) << 16) >> 16;
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case InternalOp.le16: {
-          const d = DST[pc] as number;
-          L[d] = (L[d] as number) & 0xffff;
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case InternalOp.le32: {
-          H[DST[pc] as number] = 0;
-          pc++;
-          continue;
-        }
-        case InternalOp.le64:
-          pc++;
-          continue;
-        case InternalOp.be16:
-        case InternalOp.bswap16: {
-          const d = DST[pc] as number;
-          const x = L[d] as number;
-          L[d] = ((x & 0xff) << 8) | ((x >>> 8) & 0xff);
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case InternalOp.be32:
-        case InternalOp.bswap32: {
-          const d = DST[pc] as number;
-          L[d] = bswap32(L[d] as number);
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case InternalOp.be64:
-        case InternalOp.bswap64: {
-          const d = DST[pc] as number;
-          const lo = L[d] as number;
-          L[d] = bswap32(H[d] as number);
-          H[d] = bswap32(lo);
-          pc++;
-          continue;
-        }
+    let slow = false;
+    let w = 0;
 
-        // ---------------------------------------------------------------- ALU64
-        case 0x07: {
-          const d = DST[pc] as number;
-          const k = IMM[pc] as number;
-          const x = ((L[d] as number) + k) | 0;
-          H[d] = ((H[d] as number) + (IMMHI[pc] as number) + (x >>> 0 < k >>> 0 ? 1 : 0)) | 0;
-          L[d] = x;
-          pc++;
-          continue;
-        }
-        case 0x0f: {
-          const d = DST[pc] as number;
-          const sr = SRC[pc] as number;
-          const b = L[sr] as number;
-          const x = ((L[d] as number) + b) | 0;
-          H[d] = ((H[d] as number) + (H[sr] as number) + (x >>> 0 < b >>> 0 ? 1 : 0)) | 0;
-          L[d] = x;
-          pc++;
-          continue;
-        }
-        case 0x17: {
-          const d = DST[pc] as number;
-          const a = L[d] as number;
-          const k = IMM[pc] as number;
-          L[d] = (a - k) | 0;
-          H[d] = ((H[d] as number) - (IMMHI[pc] as number) - (a >>> 0 < k >>> 0 ? 1 : 0)) | 0;
-          pc++;
-          continue;
-        }
-        case 0x1f: {
-          const d = DST[pc] as number;
-          const sr = SRC[pc] as number;
-          const a = L[d] as number;
-          const b = L[sr] as number;
-          L[d] = (a - b) | 0;
-          H[d] = ((H[d] as number) - (H[sr] as number) - (a >>> 0 < b >>> 0 ? 1 : 0)) | 0;
-          pc++;
-          continue;
-        }
-        case 0x27: {
-          const d = DST[pc] as number;
-          L[d] = mul64(L[d] as number, H[d] as number, IMM[pc] as number, IMMHI[pc] as number);
-          H[d] = wide[0] as number;
-          pc++;
-          continue;
-        }
-        case 0x2f: {
-          const d = DST[pc] as number;
-          const sr = SRC[pc] as number;
-          L[d] = mul64(L[d] as number, H[d] as number, L[sr] as number, H[sr] as number);
-          H[d] = wide[0] as number;
-          pc++;
-          continue;
-        }
-        case 0x37:
-        case 0x3f:
-        case 0x97:
-        case 0x9f: {
-          const d = DST[pc] as number;
-          const o = OP[pc] as number;
-          const isImm = (o & 0x08) === 0;
-          const vl = (isImm ? IMM[pc] : L[SRC[pc] as number]) as number;
-          const vh = (isImm ? IMMHI[pc] : H[SRC[pc] as number]) as number;
-          const isMod = (o & 0xf0) === 0x90;
-          if (vl === 0 && vh === 0) {
-            if (!isMod) {
-              L[d] = 0;
-              H[d] = 0;
-            }
-          } else {
-            const q = udivmod64(L[d] as number, H[d] as number, vl, vh);
-            if (isMod) {
-              L[d] = wide[1] as number;
-              H[d] = wide[2] as number;
-            } else {
-              L[d] = q;
-              H[d] = wide[0] as number;
-            }
+    run: for (;;) {
+      // read every array once before the hot loop: V8 then checks their maps here, and (the
+      // hot loop making no calls) not again per access inside it
+      w = (INSN[pc] as number) | (IMM[pc] as number) | (IMMHI[pc] as number) | (L[0] as number) | (H[0] as number);
+      w |= (LEN[0] as number) | (LOW[0] as number);
+      exec: for (;;) {
+        n++;
+        // the slot's packed word: code | dst << 8 | src << 12 | offset << 16 (interpreter-code.ts);
+        // one jump table over the dense codes, so the labels must stay numeric literals
+        w = INSN[pc] as number;
+        switch (w & 0xff) {
+          case 137: { // addImmJneImm: rX += imm; if rX != imm2 goto
+            const d = (w >> 8) & 15;
+            const k = IMM[pc] as number;
+            const x = ((L[d] as number) + k) | 0;
+            const h = ((H[d] as number) + ((IMM[pc] as number) >> 31) + (x >>> 0 < k >>> 0 ? 1 : 0)) | 0;
+            L[d] = x;
+            H[d] = h;
+            n++;
+            pc++;
+            w = INSN[pc] as number;
+            if (x !== IMM[pc] || h !== (IMM[pc] as number) >> 31) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
           }
-          pc++;
-          continue;
-        }
-        case InternalOp.sdiv64Imm:
-        case InternalOp.sdiv64Reg:
-        case InternalOp.smod64Imm:
-        case InternalOp.smod64Reg: {
-          const d = DST[pc] as number;
-          const o = OP[pc] as number;
-          const isImm = o === InternalOp.sdiv64Imm || o === InternalOp.smod64Imm;
-          const isMod = o === InternalOp.smod64Imm || o === InternalOp.smod64Reg;
-          const vl = (isImm ? IMM[pc] : L[SRC[pc] as number]) as number;
-          const vh = (isImm ? IMMHI[pc] : H[SRC[pc] as number]) as number;
-          if (vl === 0 && vh === 0) {
-            if (!isMod) {
-              L[d] = 0;
-              H[d] = 0;
-            }
-          } else {
-            const q = sdivmod64(L[d] as number, H[d] as number, vl, vh);
-            if (isMod) {
-              L[d] = wide[1] as number;
-              H[d] = wide[2] as number;
-            } else {
-              L[d] = q;
-              H[d] = wide[0] as number;
-            }
+          case 138: { // addImmJeqImm: rX += imm; if rX == imm2 goto
+            const d = (w >> 8) & 15;
+            const k = IMM[pc] as number;
+            const x = ((L[d] as number) + k) | 0;
+            const h = ((H[d] as number) + ((IMM[pc] as number) >> 31) + (x >>> 0 < k >>> 0 ? 1 : 0)) | 0;
+            L[d] = x;
+            H[d] = h;
+            n++;
+            pc++;
+            w = INSN[pc] as number;
+            if (x === IMM[pc] && h === (IMM[pc] as number) >> 31) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
           }
-          pc++;
-          continue;
-        }
-        case 0x47: {
-          const d = DST[pc] as number;
-          L[d] = (L[d] as number) | (IMM[pc] as number);
-          H[d] = (H[d] as number) | (IMMHI[pc] as number);
-          pc++;
-          continue;
-        }
-        case 0x4f: {
-          const d = DST[pc] as number;
-          const sr = SRC[pc] as number;
-          L[d] = (L[d] as number) | (L[sr] as number);
-          H[d] = (H[d] as number) | (H[sr] as number);
-          pc++;
-          continue;
-        }
-        case 0x57: {
-          const d = DST[pc] as number;
-          L[d] = (L[d] as number) & (IMM[pc] as number);
-          H[d] = (H[d] as number) & (IMMHI[pc] as number);
-          pc++;
-          continue;
-        }
-        case 0x5f: {
-          const d = DST[pc] as number;
-          const sr = SRC[pc] as number;
-          L[d] = (L[d] as number) & (L[sr] as number);
-          H[d] = (H[d] as number) & (H[sr] as number);
-          pc++;
-          continue;
-        }
-        case 0xa7: {
-          const d = DST[pc] as number;
-          L[d] = (L[d] as number) ^ (IMM[pc] as number);
-          H[d] = (H[d] as number) ^ (IMMHI[pc] as number);
-          pc++;
-          continue;
-        }
-        case 0xaf: {
-          const d = DST[pc] as number;
-          const sr = SRC[pc] as number;
-          L[d] = (L[d] as number) ^ (L[sr] as number);
-          H[d] = (H[d] as number) ^ (H[sr] as number);
-          pc++;
-          continue;
-        }
-        case 0xb7: {
-          const d = DST[pc] as number;
-          L[d] = IMM[pc] as number;
-          H[d] = IMMHI[pc] as number;
-          pc++;
-          continue;
-        }
-        case 0xbf: {
-          const d = DST[pc] as number;
-          const sr = SRC[pc] as number;
-          L[d] = L[sr] as number;
-          H[d] = H[sr] as number;
-          pc++;
-          continue;
-        }
-        case 0x87: {
-          const d = DST[pc] as number;
-          const lo = L[d] as number;
-          L[d] = -lo | 0;
-          H[d] = (~(H[d] as number) + (lo === 0 ? 1 : 0)) | 0;
-          pc++;
-          continue;
-        }
-        case 0x67:
-        case 0x6f: {
-          const d = DST[pc] as number;
-          const c = (((OP[pc] as number) === 0x67 ? IMM[pc] : L[SRC[pc] as number]) as number) & 63;
-          if (c !== 0) {
-            const lo = L[d] as number;
+          case 144: { // addImmJltReg: rX += imm; if rX < rY goto
+            const d = (w >> 8) & 15;
+            const k = IMM[pc] as number;
+            const x = ((L[d] as number) + k) | 0;
+            const h = ((H[d] as number) + ((IMM[pc] as number) >> 31) + (x >>> 0 < k >>> 0 ? 1 : 0)) | 0;
+            L[d] = x;
+            H[d] = h;
+            n++;
+            pc++;
+            w = INSN[pc] as number;
+            const sr = (w >> 12) & 15;
+            const bh = H[sr] as number;
+            if (h !== bh ? h >>> 0 < bh >>> 0 : x >>> 0 < (L[sr] as number) >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 139: { // movRshImm: rX = rY; rX >>= imm
+            const d = (w >> 8) & 15;
+            const sr = (w >> 12) & 15;
+            const lo = L[sr] as number;
+            const hi = H[sr] as number;
+            const c = (IMM[pc + 1] as number) & 63;
             if (c < 32) {
-              H[d] = ((H[d] as number) << c) | (lo >>> (32 - c));
-              L[d] = lo << c;
-            } else {
-              H[d] = lo << (c - 32);
-              L[d] = 0;
-            }
-          }
-          pc++;
-          continue;
-        }
-        case 0x77:
-        case 0x7f: {
-          const d = DST[pc] as number;
-          const c = (((OP[pc] as number) === 0x77 ? IMM[pc] : L[SRC[pc] as number]) as number) & 63;
-          if (c !== 0) {
-            const hi = H[d] as number;
-            if (c < 32) {
-              L[d] = ((L[d] as number) >>> c) | (hi << (32 - c));
+              L[d] = c === 0 ? lo : (lo >>> c) | (hi << (32 - c));
               H[d] = hi >>> c;
             } else {
               L[d] = hi >>> (c - 32);
               H[d] = 0;
             }
+            n++;
+            pc += 2;
+            continue;
           }
-          pc++;
-          continue;
-        }
-        case 0xc7:
-        case 0xcf: {
-          const d = DST[pc] as number;
-          const c = (((OP[pc] as number) === 0xc7 ? IMM[pc] : L[SRC[pc] as number]) as number) & 63;
-          if (c !== 0) {
-            const hi = H[d] as number;
+          case 140: { // movLshImm: rX = rY; rX <<= imm
+            const d = (w >> 8) & 15;
+            const sr = (w >> 12) & 15;
+            const lo = L[sr] as number;
+            const hi = H[sr] as number;
+            const c = (IMM[pc + 1] as number) & 63;
             if (c < 32) {
-              L[d] = ((L[d] as number) >>> c) | (hi << (32 - c));
-              H[d] = hi >> c;
+              H[d] = c === 0 ? hi : (hi << c) | (lo >>> (32 - c));
+              L[d] = lo << c;
             } else {
-              L[d] = hi >> (c - 32);
-              H[d] = hi >> 31;
+              H[d] = lo << (c - 32);
+              L[d] = 0;
             }
+            n++;
+            pc += 2;
+            continue;
           }
-          pc++;
-          continue;
-        }
-        case InternalOp.movsx8To64: {
-          const d = DST[pc] as number;
-          const v = ((L[SRC[pc] as number] as number) << 24) >> 24;
-          L[d] = v;
-          H[d] = v >> 31;
-          pc++;
-          continue;
-        }
-        case InternalOp.movsx16To64: {
-          const d = DST[pc] as number;
-          const v = ((L[SRC[pc] as number] as number) << 16) >> 16;
-          L[d] = v;
-          H[d] = v >> 31;
-          pc++;
-          continue;
-        }
-        case InternalOp.movsx32To64: {
-          const d = DST[pc] as number;
-          const v = L[SRC[pc] as number] as number;
-          L[d] = v;
-          H[d] = v >> 31;
-          pc++;
-          continue;
-        }
-        case InternalOp.loadImm64: {
-          const d = DST[pc] as number;
-          L[d] = IMM[pc] as number;
-          H[d] = IMMHI[pc] as number;
-          pc += 2;
-          continue;
-        }
-
-        // ---------------------------------------------------------------- loads
-        case 0x61: {
-          const s = SRC[pc] as number;
-          const id = H[s] as number;
-          const a = ((L[s] as number) >>> 0) + (OFF[pc] as number);
-          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 4 > (LEN[id] as number)) {
-            this.faultBase = s;
-            this.faultSize = 4;
-            break exec;
+          case 141: { // ldxbAdd: rX = *(u8 *)(rY + off); rZ += rX
+            const s = (w >> 12) & 15;
+            const id = H[s] as number;
+            const a = ((L[s] as number) >>> 0) + (w >> 16);
+            if (id <= 0 || id >= NR || a < (LOW[id] as number) || a >= (LEN[id] as number)) {
+              this.faultBase = s;
+              this.faultSize = 1;
+              break exec;
+            }
+            const d = (w >> 8) & 15;
+            const v = (BYTES[id] as Uint8Array)[a] as number;
+            L[d] = v;
+            H[d] = 0;
+            n++;
+            pc++;
+            w = INSN[pc] as number;
+            w = INSN[pc] as number;
+            const d2 = (w >> 8) & 15;
+            const x = ((L[d2] as number) + v) | 0;
+            H[d2] = ((H[d2] as number) + 0 + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+            L[d2] = x;
+            pc++;
+            continue;
           }
-          const d = DST[pc] as number;
-          L[d] = (VIEWS[id] as DataView).getInt32(a, true);
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0x69:
-        case 0x89: {
-          const s = SRC[pc] as number;
-          const id = H[s] as number;
-          const a = ((L[s] as number) >>> 0) + (OFF[pc] as number);
-          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 2 > (LEN[id] as number)) {
-            this.faultBase = s;
-            this.faultSize = 2;
-            break exec;
+          case 142: { // ldxwAdd: rX = *(u32 *)(rY + off); rZ += rX
+            const s = (w >> 12) & 15;
+            const id = H[s] as number;
+            const a = ((L[s] as number) >>> 0) + (w >> 16);
+            if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 4 > (LEN[id] as number)) {
+              this.faultBase = s;
+              this.faultSize = 4;
+              break exec;
+            }
+            const d = (w >> 8) & 15;
+            const v = (VIEWS[id] as DataView).getInt32(a, true);
+            L[d] = v;
+            H[d] = 0;
+            n++;
+            pc++;
+            w = INSN[pc] as number;
+            w = INSN[pc] as number;
+            const d2 = (w >> 8) & 15;
+            const x = ((L[d2] as number) + v) | 0;
+            H[d2] = ((H[d2] as number) + 0 + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+            L[d2] = x;
+            pc++;
+            continue;
           }
-          const d = DST[pc] as number;
-          if ((OP[pc] as number) === 0x69) {
+          case 143: { // ldxdwAdd: rX = *(u64 *)(rY + off); rZ += rX
+            const s = (w >> 12) & 15;
+            const id = H[s] as number;
+            const a = ((L[s] as number) >>> 0) + (w >> 16);
+            if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 8 > (LEN[id] as number)) {
+              this.faultBase = s;
+              this.faultSize = 8;
+              break exec;
+            }
+            const d = (w >> 8) & 15;
+            const view = VIEWS[id] as DataView;
+            const v = view.getInt32(a, true);
+            const vh = view.getInt32(a + 4, true);
+            L[d] = v;
+            H[d] = vh;
+            n++;
+            pc++;
+            w = INSN[pc] as number;
+            w = INSN[pc] as number;
+            const d2 = (w >> 8) & 15;
+            const x = ((L[d2] as number) + v) | 0;
+            H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+            L[d2] = x;
+            pc++;
+            continue;
+          }
+          case 1: { // add64Imm
+            const d = (w >> 8) & 15;
+            const k = IMM[pc] as number;
+            const x = ((L[d] as number) + k) | 0;
+            const h = ((H[d] as number) + ((IMM[pc] as number) >> 31) + (x >>> 0 < k >>> 0 ? 1 : 0)) | 0;
+            L[d] = x;
+            H[d] = h;
+            pc++;
+            continue;
+          }
+          case 2: { // add64Reg
+            const d = (w >> 8) & 15;
+            const sr = (w >> 12) & 15;
+            const b = L[sr] as number;
+            const x = ((L[d] as number) + b) | 0;
+            H[d] = ((H[d] as number) + (H[sr] as number) + (x >>> 0 < b >>> 0 ? 1 : 0)) | 0;
+            L[d] = x;
+            pc++;
+            continue;
+          }
+          case 3: { // sub64Imm
+            const d = (w >> 8) & 15;
+            const a = L[d] as number;
+            const k = IMM[pc] as number;
+            L[d] = (a - k) | 0;
+            H[d] = ((H[d] as number) - ((IMM[pc] as number) >> 31) - (a >>> 0 < k >>> 0 ? 1 : 0)) | 0;
+            pc++;
+            continue;
+          }
+          case 4: { // sub64Reg
+            const d = (w >> 8) & 15;
+            const sr = (w >> 12) & 15;
+            const a = L[d] as number;
+            const b = L[sr] as number;
+            L[d] = (a - b) | 0;
+            H[d] = ((H[d] as number) - (H[sr] as number) - (a >>> 0 < b >>> 0 ? 1 : 0)) | 0;
+            pc++;
+            continue;
+          }
+          case 5: { // mul64Imm
+            const d = (w >> 8) & 15;
+            L[d] = mul64(L[d] as number, H[d] as number, IMM[pc] as number, (IMM[pc] as number) >> 31);
+            H[d] = wide[0] as number;
+            pc++;
+            continue;
+          }
+          case 6: { // mul64Reg
+            const d = (w >> 8) & 15;
+            const sr = (w >> 12) & 15;
+            L[d] = mul64(L[d] as number, H[d] as number, L[sr] as number, H[sr] as number);
+            H[d] = wide[0] as number;
+            pc++;
+            continue;
+          }
+          case 11: { // or64Imm
+            const d = (w >> 8) & 15;
+            L[d] = (L[d] as number) | (IMM[pc] as number);
+            H[d] = (H[d] as number) | ((IMM[pc] as number) >> 31);
+            pc++;
+            continue;
+          }
+          case 12: { // or64Reg
+            const d = (w >> 8) & 15;
+            const sr = (w >> 12) & 15;
+            L[d] = (L[d] as number) | (L[sr] as number);
+            H[d] = (H[d] as number) | (H[sr] as number);
+            pc++;
+            continue;
+          }
+          case 13: { // and64Imm
+            const d = (w >> 8) & 15;
+            L[d] = (L[d] as number) & (IMM[pc] as number);
+            H[d] = (H[d] as number) & ((IMM[pc] as number) >> 31);
+            pc++;
+            continue;
+          }
+          case 14: { // and64Reg
+            const d = (w >> 8) & 15;
+            const sr = (w >> 12) & 15;
+            L[d] = (L[d] as number) & (L[sr] as number);
+            H[d] = (H[d] as number) & (H[sr] as number);
+            pc++;
+            continue;
+          }
+          case 20: { // xor64Imm
+            const d = (w >> 8) & 15;
+            L[d] = (L[d] as number) ^ (IMM[pc] as number);
+            H[d] = (H[d] as number) ^ ((IMM[pc] as number) >> 31);
+            pc++;
+            continue;
+          }
+          case 21: { // xor64Reg
+            const d = (w >> 8) & 15;
+            const sr = (w >> 12) & 15;
+            L[d] = (L[d] as number) ^ (L[sr] as number);
+            H[d] = (H[d] as number) ^ (H[sr] as number);
+            pc++;
+            continue;
+          }
+          case 15: { // lsh64Imm
+            const d = (w >> 8) & 15;
+            const c = (IMM[pc] as number) & 63;
+            if (c !== 0) {
+              const lo = L[d] as number;
+              if (c < 32) {
+                H[d] = ((H[d] as number) << c) | (lo >>> (32 - c));
+                L[d] = lo << c;
+              } else {
+                H[d] = lo << (c - 32);
+                L[d] = 0;
+              }
+            }
+            pc++;
+            continue;
+          }
+          case 16: { // lsh64Reg
+            const d = (w >> 8) & 15;
+            const c = (L[(w >> 12) & 15] as number) & 63;
+            if (c !== 0) {
+              const lo = L[d] as number;
+              if (c < 32) {
+                H[d] = ((H[d] as number) << c) | (lo >>> (32 - c));
+                L[d] = lo << c;
+              } else {
+                H[d] = lo << (c - 32);
+                L[d] = 0;
+              }
+            }
+            pc++;
+            continue;
+          }
+          case 17: { // rsh64Imm
+            const d = (w >> 8) & 15;
+            const c = (IMM[pc] as number) & 63;
+            if (c !== 0) {
+              const hi = H[d] as number;
+              if (c < 32) {
+                L[d] = ((L[d] as number) >>> c) | (hi << (32 - c));
+                H[d] = hi >>> c;
+              } else {
+                L[d] = hi >>> (c - 32);
+                H[d] = 0;
+              }
+            }
+            pc++;
+            continue;
+          }
+          case 18: { // rsh64Reg
+            const d = (w >> 8) & 15;
+            const c = (L[(w >> 12) & 15] as number) & 63;
+            if (c !== 0) {
+              const hi = H[d] as number;
+              if (c < 32) {
+                L[d] = ((L[d] as number) >>> c) | (hi << (32 - c));
+                H[d] = hi >>> c;
+              } else {
+                L[d] = hi >>> (c - 32);
+                H[d] = 0;
+              }
+            }
+            pc++;
+            continue;
+          }
+          case 24: { // arsh64Imm
+            const d = (w >> 8) & 15;
+            const c = (IMM[pc] as number) & 63;
+            if (c !== 0) {
+              const hi = H[d] as number;
+              if (c < 32) {
+                L[d] = ((L[d] as number) >>> c) | (hi << (32 - c));
+                H[d] = hi >> c;
+              } else {
+                L[d] = hi >> (c - 32);
+                H[d] = hi >> 31;
+              }
+            }
+            pc++;
+            continue;
+          }
+          case 25: { // arsh64Reg
+            const d = (w >> 8) & 15;
+            const c = (L[(w >> 12) & 15] as number) & 63;
+            if (c !== 0) {
+              const hi = H[d] as number;
+              if (c < 32) {
+                L[d] = ((L[d] as number) >>> c) | (hi << (32 - c));
+                H[d] = hi >> c;
+              } else {
+                L[d] = hi >> (c - 32);
+                H[d] = hi >> 31;
+              }
+            }
+            pc++;
+            continue;
+          }
+          case 19: { // neg64
+            const d = (w >> 8) & 15;
+            const lo = L[d] as number;
+            L[d] = -lo | 0;
+            H[d] = (~(H[d] as number) + (lo === 0 ? 1 : 0)) | 0;
+            pc++;
+            continue;
+          }
+          case 22: { // mov64Imm
+            const d = (w >> 8) & 15;
+            L[d] = IMM[pc] as number;
+            H[d] = (IMM[pc] as number) >> 31;
+            pc++;
+            continue;
+          }
+          case 23: { // mov64Reg
+            const d = (w >> 8) & 15;
+            const sr = (w >> 12) & 15;
+            L[d] = L[sr] as number;
+            H[d] = H[sr] as number;
+            pc++;
+            continue;
+          }
+          case 30: { // movsx8To64
+            const d = (w >> 8) & 15;
+            const v = ((L[(w >> 12) & 15] as number) << 24) >> 24;
+            L[d] = v;
+            H[d] = v >> 31;
+            pc++;
+            continue;
+          }
+          case 31: { // movsx16To64
+            const d = (w >> 8) & 15;
+            const v = ((L[(w >> 12) & 15] as number) << 16) >> 16;
+            L[d] = v;
+            H[d] = v >> 31;
+            pc++;
+            continue;
+          }
+          case 32: { // movsx32To64
+            const d = (w >> 8) & 15;
+            const v = L[(w >> 12) & 15] as number;
+            L[d] = v;
+            H[d] = v >> 31;
+            pc++;
+            continue;
+          }
+          case 33: { // loadImm64
+            const d = (w >> 8) & 15;
+            L[d] = IMM[pc] as number;
+            H[d] = IMMHI[pc] as number;
+            pc += 2;
+            continue;
+          }
+          case 71: { // ldxw
+            const s = (w >> 12) & 15;
+            const id = H[s] as number;
+            const a = ((L[s] as number) >>> 0) + (w >> 16);
+            if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 4 > (LEN[id] as number)) {
+              this.faultBase = s;
+              this.faultSize = 4;
+              break exec;
+            }
+            const d = (w >> 8) & 15;
+            L[d] = (VIEWS[id] as DataView).getInt32(a, true);
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 72: { // ldxh
+            const s = (w >> 12) & 15;
+            const id = H[s] as number;
+            const a = ((L[s] as number) >>> 0) + (w >> 16);
+            if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 2 > (LEN[id] as number)) {
+              this.faultBase = s;
+              this.faultSize = 2;
+              break exec;
+            }
+            const d = (w >> 8) & 15;
             L[d] = (VIEWS[id] as DataView).getUint16(a, true);
             H[d] = 0;
-          } else {
+            pc++;
+            continue;
+          }
+          case 73: { // ldxb
+            const s = (w >> 12) & 15;
+            const id = H[s] as number;
+            const a = ((L[s] as number) >>> 0) + (w >> 16);
+            if (id <= 0 || id >= NR || a < (LOW[id] as number) || a >= (LEN[id] as number)) {
+              this.faultBase = s;
+              this.faultSize = 1;
+              break exec;
+            }
+            const d = (w >> 8) & 15;
+            L[d] = (BYTES[id] as Uint8Array)[a] as number;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 74: { // ldxdw
+            const s = (w >> 12) & 15;
+            const id = H[s] as number;
+            const a = ((L[s] as number) >>> 0) + (w >> 16);
+            if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 8 > (LEN[id] as number)) {
+              this.faultBase = s;
+              this.faultSize = 8;
+              break exec;
+            }
+            const d = (w >> 8) & 15;
+            const view = VIEWS[id] as DataView;
+            L[d] = view.getInt32(a, true);
+            H[d] = view.getInt32(a + 4, true);
+            pc++;
+            continue;
+          }
+          case 75: { // ldxsw
+            const s = (w >> 12) & 15;
+            const id = H[s] as number;
+            const a = ((L[s] as number) >>> 0) + (w >> 16);
+            if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 4 > (LEN[id] as number)) {
+              this.faultBase = s;
+              this.faultSize = 4;
+              break exec;
+            }
+            const d = (w >> 8) & 15;
+            const v = (VIEWS[id] as DataView).getInt32(a, true);
+            L[d] = v;
+            H[d] = v >> 31;
+            pc++;
+            continue;
+          }
+          case 76: { // ldxsh
+            const s = (w >> 12) & 15;
+            const id = H[s] as number;
+            const a = ((L[s] as number) >>> 0) + (w >> 16);
+            if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 2 > (LEN[id] as number)) {
+              this.faultBase = s;
+              this.faultSize = 2;
+              break exec;
+            }
+            const d = (w >> 8) & 15;
             const v = (VIEWS[id] as DataView).getInt16(a, true);
             L[d] = v;
             H[d] = v >> 31;
+            pc++;
+            continue;
           }
-          pc++;
-          continue;
-        }
-        case 0x71: {
-          const s = SRC[pc] as number;
-          const id = H[s] as number;
-          const a = ((L[s] as number) >>> 0) + (OFF[pc] as number);
-          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a >= (LEN[id] as number)) {
-            this.faultBase = s;
-            this.faultSize = 1;
-            break exec;
+          case 77: { // ldxsb
+            const s = (w >> 12) & 15;
+            const id = H[s] as number;
+            const a = ((L[s] as number) >>> 0) + (w >> 16);
+            if (id <= 0 || id >= NR || a < (LOW[id] as number) || a >= (LEN[id] as number)) {
+              this.faultBase = s;
+              this.faultSize = 1;
+              break exec;
+            }
+            const d = (w >> 8) & 15;
+            const v = (((BYTES[id] as Uint8Array)[a] as number) << 24) >> 24;
+            L[d] = v;
+            H[d] = v >> 31;
+            pc++;
+            continue;
           }
-          const d = DST[pc] as number;
-          L[d] = (BYTES[id] as Uint8Array)[a] as number;
-          H[d] = 0;
-          pc++;
-          continue;
-        }
-        case 0x91: {
-          const s = SRC[pc] as number;
-          const id = H[s] as number;
-          const a = ((L[s] as number) >>> 0) + (OFF[pc] as number);
-          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a >= (LEN[id] as number)) {
-            this.faultBase = s;
-            this.faultSize = 1;
-            break exec;
+          case 78: { // stw
+            const b = (w >> 8) & 15;
+            const id = H[b] as number;
+            const a = ((L[b] as number) >>> 0) + (w >> 16);
+            if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 4 > (LEN[id] as number)) {
+              this.faultBase = b;
+              this.faultSize = 4;
+              break exec;
+            }
+            (VIEWS[id] as DataView).setInt32(a, IMM[pc] as number, true);
+            pc++;
+            continue;
           }
-          const d = DST[pc] as number;
-          const v = (((BYTES[id] as Uint8Array)[a] as number) << 24) >> 24;
-          L[d] = v;
-          H[d] = v >> 31;
-          pc++;
-          continue;
-        }
-        case 0x81: {
-          const s = SRC[pc] as number;
-          const id = H[s] as number;
-          const a = ((L[s] as number) >>> 0) + (OFF[pc] as number);
-          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 4 > (LEN[id] as number)) {
-            this.faultBase = s;
-            this.faultSize = 4;
-            break exec;
+          case 79: { // sth
+            const b = (w >> 8) & 15;
+            const id = H[b] as number;
+            const a = ((L[b] as number) >>> 0) + (w >> 16);
+            if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 2 > (LEN[id] as number)) {
+              this.faultBase = b;
+              this.faultSize = 2;
+              break exec;
+            }
+            (VIEWS[id] as DataView).setInt16(a, IMM[pc] as number, true);
+            pc++;
+            continue;
           }
-          const d = DST[pc] as number;
-          const v = (VIEWS[id] as DataView).getInt32(a, true);
-          L[d] = v;
-          H[d] = v >> 31;
-          pc++;
-          continue;
-        }
-        case 0x79: {
-          const s = SRC[pc] as number;
-          const id = H[s] as number;
-          const a = ((L[s] as number) >>> 0) + (OFF[pc] as number);
-          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 8 > (LEN[id] as number)) {
-            this.faultBase = s;
-            this.faultSize = 8;
-            break exec;
+          case 80: { // stb
+            const b = (w >> 8) & 15;
+            const id = H[b] as number;
+            const a = ((L[b] as number) >>> 0) + (w >> 16);
+            if (id <= 0 || id >= NR || a < (LOW[id] as number) || a >= (LEN[id] as number)) {
+              this.faultBase = b;
+              this.faultSize = 1;
+              break exec;
+            }
+            (BYTES[id] as Uint8Array)[a] = IMM[pc] as number;
+            pc++;
+            continue;
           }
-          const d = DST[pc] as number;
-          const view = VIEWS[id] as DataView;
-          L[d] = view.getInt32(a, true);
-          H[d] = view.getInt32(a + 4, true);
-          pc++;
-          continue;
-        }
-
-        // ---------------------------------------------------------------- stores
-        case 0x62:
-        case 0x63: {
-          const b = DST[pc] as number;
-          const id = H[b] as number;
-          const a = ((L[b] as number) >>> 0) + (OFF[pc] as number);
-          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 4 > (LEN[id] as number)) {
-            this.faultBase = b;
-            this.faultSize = 4;
-            break exec;
+          case 82: { // stxw
+            const b = (w >> 8) & 15;
+            const id = H[b] as number;
+            const a = ((L[b] as number) >>> 0) + (w >> 16);
+            if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 4 > (LEN[id] as number)) {
+              this.faultBase = b;
+              this.faultSize = 4;
+              break exec;
+            }
+            (VIEWS[id] as DataView).setInt32(a, L[(w >> 12) & 15] as number, true);
+            pc++;
+            continue;
           }
-          (VIEWS[id] as DataView).setInt32(
-            a,
-            ((OP[pc] as number) === 0x62 ? IMM[pc] : L[SRC[pc] as number]) as number,
-            true,
-          );
-          pc++;
-          continue;
-        }
-        case 0x6a:
-        case 0x6b: {
-          const b = DST[pc] as number;
-          const id = H[b] as number;
-          const a = ((L[b] as number) >>> 0) + (OFF[pc] as number);
-          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 2 > (LEN[id] as number)) {
-            this.faultBase = b;
-            this.faultSize = 2;
-            break exec;
+          case 83: { // stxh
+            const b = (w >> 8) & 15;
+            const id = H[b] as number;
+            const a = ((L[b] as number) >>> 0) + (w >> 16);
+            if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 2 > (LEN[id] as number)) {
+              this.faultBase = b;
+              this.faultSize = 2;
+              break exec;
+            }
+            (VIEWS[id] as DataView).setInt16(a, L[(w >> 12) & 15] as number, true);
+            pc++;
+            continue;
           }
-          (VIEWS[id] as DataView).setInt16(
-            a,
-            ((OP[pc] as number) === 0x6a ? IMM[pc] : L[SRC[pc] as number]) as number,
-            true,
-          );
-          pc++;
-          continue;
-        }
-        case 0x72:
-        case 0x73: {
-          const b = DST[pc] as number;
-          const id = H[b] as number;
-          const a = ((L[b] as number) >>> 0) + (OFF[pc] as number);
-          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a >= (LEN[id] as number)) {
-            this.faultBase = b;
-            this.faultSize = 1;
-            break exec;
+          case 84: { // stxb
+            const b = (w >> 8) & 15;
+            const id = H[b] as number;
+            const a = ((L[b] as number) >>> 0) + (w >> 16);
+            if (id <= 0 || id >= NR || a < (LOW[id] as number) || a >= (LEN[id] as number)) {
+              this.faultBase = b;
+              this.faultSize = 1;
+              break exec;
+            }
+            (BYTES[id] as Uint8Array)[a] = L[(w >> 12) & 15] as number;
+            pc++;
+            continue;
           }
-          (BYTES[id] as Uint8Array)[a] = ((OP[pc] as number) === 0x72 ? IMM[pc] : L[SRC[pc] as number]) as number;
-          pc++;
-          continue;
-        }
-        case 0x7a:
-        case 0x7b: {
-          const b = DST[pc] as number;
-          const id = H[b] as number;
-          const a = ((L[b] as number) >>> 0) + (OFF[pc] as number);
-          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 8 > (LEN[id] as number)) {
-            this.faultBase = b;
-            this.faultSize = 8;
-            break exec;
-          }
-          const view = VIEWS[id] as DataView;
-          if ((OP[pc] as number) === 0x7a) {
+          case 81: { // stdw
+            const b = (w >> 8) & 15;
+            const id = H[b] as number;
+            const a = ((L[b] as number) >>> 0) + (w >> 16);
+            if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 8 > (LEN[id] as number)) {
+              this.faultBase = b;
+              this.faultSize = 8;
+              break exec;
+            }
+            const view = VIEWS[id] as DataView;
             view.setInt32(a, IMM[pc] as number, true);
-            view.setInt32(a + 4, IMMHI[pc] as number, true);
-          } else {
-            const sr = SRC[pc] as number;
+            view.setInt32(a + 4, (IMM[pc] as number) >> 31, true);
+            pc++;
+            continue;
+          }
+          case 85: { // stxdw
+            const b = (w >> 8) & 15;
+            const id = H[b] as number;
+            const a = ((L[b] as number) >>> 0) + (w >> 16);
+            if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 8 > (LEN[id] as number)) {
+              this.faultBase = b;
+              this.faultSize = 8;
+              break exec;
+            }
+            const view = VIEWS[id] as DataView;
+            const sr = (w >> 12) & 15;
             view.setInt32(a, L[sr] as number, true);
             view.setInt32(a + 4, H[sr] as number, true);
+            pc++;
+            continue;
           }
-          pc++;
-          continue;
-        }
-        case 0xc3: {
-          const b = DST[pc] as number;
-          const id = H[b] as number;
-          const a = ((L[b] as number) >>> 0) + (OFF[pc] as number);
-          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 4 > (LEN[id] as number)) {
-            this.faultBase = b;
-            this.faultSize = 4;
-            break exec;
-          }
-          const view = VIEWS[id] as DataView;
-          const sr = SRC[pc] as number;
-          const k = IMM[pc] as number;
-          const old = view.getInt32(a, true);
-          const v = L[sr] as number;
-          switch (k & 0xf0) {
-            case 0x00:
-              view.setInt32(a, (old + v) | 0, true);
-              break;
-            case 0x40:
-              view.setInt32(a, old | v, true);
-              break;
-            case 0x50:
-              view.setInt32(a, old & v, true);
-              break;
-            case 0xa0:
-              view.setInt32(a, old ^ v, true);
-              break;
-            case 0xe0:
-              view.setInt32(a, v, true);
-              break;
-            default: // 0xf0 cmpxchg: compare with w0, r0 = old
-              if (old === L[0]) view.setInt32(a, v, true);
-              L[0] = old;
-              H[0] = 0;
-              pc++;
-              continue;
-          }
-          if ((k & 1) !== 0) {
-            L[sr] = old;
-            H[sr] = 0;
-          }
-          pc++;
-          continue;
-        }
-        case 0xdb: {
-          const b = DST[pc] as number;
-          const id = H[b] as number;
-          const a = ((L[b] as number) >>> 0) + (OFF[pc] as number);
-          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 8 > (LEN[id] as number)) {
-            this.faultBase = b;
-            this.faultSize = 8;
-            break exec;
-          }
-          const view = VIEWS[id] as DataView;
-          const sr = SRC[pc] as number;
-          const k = IMM[pc] as number;
-          const oldLo = view.getInt32(a, true);
-          const oldHi = view.getInt32(a + 4, true);
-          const vl = L[sr] as number;
-          const vh = H[sr] as number;
-          let nl = vl;
-          let nh = vh;
-          switch (k & 0xf0) {
-            case 0x00: {
-              const s = (oldLo >>> 0) + (vl >>> 0);
-              nl = s | 0;
-              nh = (oldHi + vh + (s > 0xffffffff ? 1 : 0)) | 0;
-              break;
+          case 145: { // gotol (JMP32 ja: offset in imm)
+            pc = pc + 1 + (IMM[pc] as number);
+            if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
             }
-            case 0x40:
-              nl = oldLo | vl;
-              nh = oldHi | vh;
-              break;
-            case 0x50:
-              nl = oldLo & vl;
-              nh = oldHi & vh;
-              break;
-            case 0xa0:
-              nl = oldLo ^ vl;
-              nh = oldHi ^ vh;
-              break;
-            case 0xe0:
-              break;
-            default: // cmpxchg
-              if (oldLo === L[0] && oldHi === H[0]) {
-                view.setInt32(a, vl, true);
-                view.setInt32(a + 4, vh, true);
+            continue;
+          }
+          case 88: { // ja
+            pc = pc + 1 + (w >> 16);
+            if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            continue;
+          }
+          case 89: { // jeqImm
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const bl = IMM[pc] as number;
+            const bh = (IMM[pc] as number) >> 31;
+            if (al === bl && ah === bh) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
               }
-              L[0] = oldLo;
-              H[0] = oldHi;
-              pc++;
-              continue;
+            } else pc++;
+            continue;
           }
-          view.setInt32(a, nl, true);
-          view.setInt32(a + 4, nh, true);
-          if ((k & 1) !== 0) {
-            L[sr] = oldLo;
-            H[sr] = oldHi;
+          case 111: { // jeq32Imm
+            const a = L[(w >> 8) & 15] as number;
+            const b = IMM[pc] as number;
+            if (a === b) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 90: { // jeqReg
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const sr = (w >> 12) & 15;
+            const bl = L[sr] as number;
+            const bh = H[sr] as number;
+            if (al === bl && ah === bh) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 112: { // jeq32Reg
+            const a = L[(w >> 8) & 15] as number;
+            const b = L[(w >> 12) & 15] as number;
+            if (a === b) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 91: { // jgtImm
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const bl = IMM[pc] as number;
+            const bh = (IMM[pc] as number) >> 31;
+            if (ah !== bh ? ah >>> 0 > bh >>> 0 : al >>> 0 > bl >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 113: { // jgt32Imm
+            const a = L[(w >> 8) & 15] as number;
+            const b = IMM[pc] as number;
+            if (a >>> 0 > b >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 92: { // jgtReg
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const sr = (w >> 12) & 15;
+            const bl = L[sr] as number;
+            const bh = H[sr] as number;
+            if (ah !== bh ? ah >>> 0 > bh >>> 0 : al >>> 0 > bl >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 114: { // jgt32Reg
+            const a = L[(w >> 8) & 15] as number;
+            const b = L[(w >> 12) & 15] as number;
+            if (a >>> 0 > b >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 93: { // jgeImm
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const bl = IMM[pc] as number;
+            const bh = (IMM[pc] as number) >> 31;
+            if (ah !== bh ? ah >>> 0 > bh >>> 0 : al >>> 0 >= bl >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 115: { // jge32Imm
+            const a = L[(w >> 8) & 15] as number;
+            const b = IMM[pc] as number;
+            if (a >>> 0 >= b >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 94: { // jgeReg
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const sr = (w >> 12) & 15;
+            const bl = L[sr] as number;
+            const bh = H[sr] as number;
+            if (ah !== bh ? ah >>> 0 > bh >>> 0 : al >>> 0 >= bl >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 116: { // jge32Reg
+            const a = L[(w >> 8) & 15] as number;
+            const b = L[(w >> 12) & 15] as number;
+            if (a >>> 0 >= b >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 95: { // jsetImm
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const bl = IMM[pc] as number;
+            const bh = (IMM[pc] as number) >> 31;
+            if ((al & bl) !== 0 || (ah & bh) !== 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 117: { // jset32Imm
+            const a = L[(w >> 8) & 15] as number;
+            const b = IMM[pc] as number;
+            if ((a & b) !== 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 96: { // jsetReg
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const sr = (w >> 12) & 15;
+            const bl = L[sr] as number;
+            const bh = H[sr] as number;
+            if ((al & bl) !== 0 || (ah & bh) !== 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 118: { // jset32Reg
+            const a = L[(w >> 8) & 15] as number;
+            const b = L[(w >> 12) & 15] as number;
+            if ((a & b) !== 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 97: { // jneImm
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const bl = IMM[pc] as number;
+            const bh = (IMM[pc] as number) >> 31;
+            if (al !== bl || ah !== bh) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 119: { // jne32Imm
+            const a = L[(w >> 8) & 15] as number;
+            const b = IMM[pc] as number;
+            if (a !== b) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 98: { // jneReg
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const sr = (w >> 12) & 15;
+            const bl = L[sr] as number;
+            const bh = H[sr] as number;
+            if (al !== bl || ah !== bh) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 120: { // jne32Reg
+            const a = L[(w >> 8) & 15] as number;
+            const b = L[(w >> 12) & 15] as number;
+            if (a !== b) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 99: { // jsgtImm
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const bl = IMM[pc] as number;
+            const bh = (IMM[pc] as number) >> 31;
+            if (ah !== bh ? ah > bh : al >>> 0 > bl >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 121: { // jsgt32Imm
+            const a = L[(w >> 8) & 15] as number;
+            const b = IMM[pc] as number;
+            if (a > b) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 100: { // jsgtReg
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const sr = (w >> 12) & 15;
+            const bl = L[sr] as number;
+            const bh = H[sr] as number;
+            if (ah !== bh ? ah > bh : al >>> 0 > bl >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 122: { // jsgt32Reg
+            const a = L[(w >> 8) & 15] as number;
+            const b = L[(w >> 12) & 15] as number;
+            if (a > b) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 101: { // jsgeImm
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const bl = IMM[pc] as number;
+            const bh = (IMM[pc] as number) >> 31;
+            if (ah !== bh ? ah > bh : al >>> 0 >= bl >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 123: { // jsge32Imm
+            const a = L[(w >> 8) & 15] as number;
+            const b = IMM[pc] as number;
+            if (a >= b) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 102: { // jsgeReg
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const sr = (w >> 12) & 15;
+            const bl = L[sr] as number;
+            const bh = H[sr] as number;
+            if (ah !== bh ? ah > bh : al >>> 0 >= bl >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 124: { // jsge32Reg
+            const a = L[(w >> 8) & 15] as number;
+            const b = L[(w >> 12) & 15] as number;
+            if (a >= b) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 103: { // jltImm
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const bl = IMM[pc] as number;
+            const bh = (IMM[pc] as number) >> 31;
+            if (ah !== bh ? ah >>> 0 < bh >>> 0 : al >>> 0 < bl >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 125: { // jlt32Imm
+            const a = L[(w >> 8) & 15] as number;
+            const b = IMM[pc] as number;
+            if (a >>> 0 < b >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 104: { // jltReg
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const sr = (w >> 12) & 15;
+            const bl = L[sr] as number;
+            const bh = H[sr] as number;
+            if (ah !== bh ? ah >>> 0 < bh >>> 0 : al >>> 0 < bl >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 126: { // jlt32Reg
+            const a = L[(w >> 8) & 15] as number;
+            const b = L[(w >> 12) & 15] as number;
+            if (a >>> 0 < b >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 105: { // jleImm
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const bl = IMM[pc] as number;
+            const bh = (IMM[pc] as number) >> 31;
+            if (ah !== bh ? ah >>> 0 < bh >>> 0 : al >>> 0 <= bl >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 127: { // jle32Imm
+            const a = L[(w >> 8) & 15] as number;
+            const b = IMM[pc] as number;
+            if (a >>> 0 <= b >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 106: { // jleReg
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const sr = (w >> 12) & 15;
+            const bl = L[sr] as number;
+            const bh = H[sr] as number;
+            if (ah !== bh ? ah >>> 0 < bh >>> 0 : al >>> 0 <= bl >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 128: { // jle32Reg
+            const a = L[(w >> 8) & 15] as number;
+            const b = L[(w >> 12) & 15] as number;
+            if (a >>> 0 <= b >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 107: { // jsltImm
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const bl = IMM[pc] as number;
+            const bh = (IMM[pc] as number) >> 31;
+            if (ah !== bh ? ah < bh : al >>> 0 < bl >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 129: { // jslt32Imm
+            const a = L[(w >> 8) & 15] as number;
+            const b = IMM[pc] as number;
+            if (a < b) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 108: { // jsltReg
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const sr = (w >> 12) & 15;
+            const bl = L[sr] as number;
+            const bh = H[sr] as number;
+            if (ah !== bh ? ah < bh : al >>> 0 < bl >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 130: { // jslt32Reg
+            const a = L[(w >> 8) & 15] as number;
+            const b = L[(w >> 12) & 15] as number;
+            if (a < b) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 109: { // jsleImm
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const bl = IMM[pc] as number;
+            const bh = (IMM[pc] as number) >> 31;
+            if (ah !== bh ? ah < bh : al >>> 0 <= bl >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 131: { // jsle32Imm
+            const a = L[(w >> 8) & 15] as number;
+            const b = IMM[pc] as number;
+            if (a <= b) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 110: { // jsleReg
+            const d = (w >> 8) & 15;
+            const al = L[d] as number;
+            const ah = H[d] as number;
+            const sr = (w >> 12) & 15;
+            const bl = L[sr] as number;
+            const bh = H[sr] as number;
+            if (ah !== bh ? ah < bh : al >>> 0 <= bl >>> 0) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 132: { // jsle32Reg
+            const a = L[(w >> 8) & 15] as number;
+            const b = L[(w >> 12) & 15] as number;
+            if (a <= b) {
+              pc = pc + 1 + (w >> 16);
+              if (n > budget) {
+                status = RunStatus.budgetExhausted;
+                break exec;
+              }
+            } else pc++;
+            continue;
+          }
+          case 34: { // add32Imm
+            const d = (w >> 8) & 15;
+            const b = IMM[pc] as number;
+            L[d] = ((L[d] as number) + b) | 0;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 35: { // add32Reg
+            const d = (w >> 8) & 15;
+            const b = L[(w >> 12) & 15] as number;
+            L[d] = ((L[d] as number) + b) | 0;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 36: { // sub32Imm
+            const d = (w >> 8) & 15;
+            const b = IMM[pc] as number;
+            L[d] = ((L[d] as number) - b) | 0;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 37: { // sub32Reg
+            const d = (w >> 8) & 15;
+            const b = L[(w >> 12) & 15] as number;
+            L[d] = ((L[d] as number) - b) | 0;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 38: { // mul32Imm
+            const d = (w >> 8) & 15;
+            const b = IMM[pc] as number;
+            L[d] = Math.imul(L[d] as number, b);
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 39: { // mul32Reg
+            const d = (w >> 8) & 15;
+            const b = L[(w >> 12) & 15] as number;
+            L[d] = Math.imul(L[d] as number, b);
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 40: { // div32Imm
+            const d = (w >> 8) & 15;
+            const b = IMM[pc] as number;
+            L[d] = b === 0 ? 0 : Math.floor(((L[d] as number) >>> 0) / (b >>> 0)) | 0;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 41: { // div32Reg
+            const d = (w >> 8) & 15;
+            const b = L[(w >> 12) & 15] as number;
+            L[d] = b === 0 ? 0 : Math.floor(((L[d] as number) >>> 0) / (b >>> 0)) | 0;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 44: { // or32Imm
+            const d = (w >> 8) & 15;
+            const b = IMM[pc] as number;
+            L[d] = (L[d] as number) | b;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 45: { // or32Reg
+            const d = (w >> 8) & 15;
+            const b = L[(w >> 12) & 15] as number;
+            L[d] = (L[d] as number) | b;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 46: { // and32Imm
+            const d = (w >> 8) & 15;
+            const b = IMM[pc] as number;
+            L[d] = (L[d] as number) & b;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 47: { // and32Reg
+            const d = (w >> 8) & 15;
+            const b = L[(w >> 12) & 15] as number;
+            L[d] = (L[d] as number) & b;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 48: { // lsh32Imm
+            const d = (w >> 8) & 15;
+            const b = IMM[pc] as number;
+            L[d] = (L[d] as number) << (b & 31);
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 49: { // lsh32Reg
+            const d = (w >> 8) & 15;
+            const b = L[(w >> 12) & 15] as number;
+            L[d] = (L[d] as number) << (b & 31);
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 50: { // rsh32Imm
+            const d = (w >> 8) & 15;
+            const b = IMM[pc] as number;
+            L[d] = (L[d] as number) >>> (b & 31);
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 51: { // rsh32Reg
+            const d = (w >> 8) & 15;
+            const b = L[(w >> 12) & 15] as number;
+            L[d] = (L[d] as number) >>> (b & 31);
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 53: { // xor32Imm
+            const d = (w >> 8) & 15;
+            const b = IMM[pc] as number;
+            L[d] = (L[d] as number) ^ b;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 54: { // xor32Reg
+            const d = (w >> 8) & 15;
+            const b = L[(w >> 12) & 15] as number;
+            L[d] = (L[d] as number) ^ b;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 57: { // arsh32Imm
+            const d = (w >> 8) & 15;
+            const b = IMM[pc] as number;
+            L[d] = (L[d] as number) >> (b & 31);
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 58: { // arsh32Reg
+            const d = (w >> 8) & 15;
+            const b = L[(w >> 12) & 15] as number;
+            L[d] = (L[d] as number) >> (b & 31);
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 59: { // sdiv32Imm
+            const d = (w >> 8) & 15;
+            const b = IMM[pc] as number;
+            L[d] = b === 0 ? 0 : ((L[d] as number) / b) | 0;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 60: { // sdiv32Reg
+            const d = (w >> 8) & 15;
+            const b = L[(w >> 12) & 15] as number;
+            L[d] = b === 0 ? 0 : ((L[d] as number) / b) | 0;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 42: { // mod32Imm
+            const d = (w >> 8) & 15;
+            const b = IMM[pc] as number;
+            if (b !== 0) L[d] = ((L[d] as number) >>> 0) % (b >>> 0) | 0;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 43: { // mod32Reg
+            const d = (w >> 8) & 15;
+            const b = L[(w >> 12) & 15] as number;
+            if (b !== 0) L[d] = ((L[d] as number) >>> 0) % (b >>> 0) | 0;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 61: { // smod32Imm
+            const d = (w >> 8) & 15;
+            const b = IMM[pc] as number;
+            if (b !== 0) L[d] = (L[d] as number) % b | 0;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 62: { // smod32Reg
+            const d = (w >> 8) & 15;
+            const b = L[(w >> 12) & 15] as number;
+            if (b !== 0) L[d] = (L[d] as number) % b | 0;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 52: { // neg32
+            const d = (w >> 8) & 15;
+            L[d] = -(L[d] as number) | 0;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 55: { // mov32Imm
+            const d = (w >> 8) & 15;
+            L[d] = IMM[pc] as number;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 56: { // mov32Reg
+            const d = (w >> 8) & 15;
+            L[d] = L[(w >> 12) & 15] as number;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 63: { // movsx8To32
+            const d = (w >> 8) & 15;
+            L[d] = ((L[(w >> 12) & 15] as number) << 24) >> 24;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 64: { // movsx16To32
+            const d = (w >> 8) & 15;
+            L[d] = ((L[(w >> 12) & 15] as number) << 16) >> 16;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 65: { // le16
+            const d = (w >> 8) & 15;
+            L[d] = (L[d] as number) & 0xffff;
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 66: { // le32
+            H[(w >> 8) & 15] = 0;
+            pc++;
+            continue;
+          }
+          case 67: { // le64
+            pc++;
+            continue;
+          }
+          case 68: { // swap16 (be16, bswap16)
+            const d = (w >> 8) & 15;
+            const x = L[d] as number;
+            L[d] = ((x & 0xff) << 8) | ((x >>> 8) & 0xff);
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 69: { // swap32 (be32, bswap32)
+            const d = (w >> 8) & 15;
+            L[d] = bswap32(L[d] as number);
+            H[d] = 0;
+            pc++;
+            continue;
+          }
+          case 70: { // swap64 (be64, bswap64)
+            const d = (w >> 8) & 15;
+            const lo = L[d] as number;
+            L[d] = bswap32(H[d] as number);
+            H[d] = bswap32(lo);
+            pc++;
+            continue;
+          }
+          case 86: { // atomic32
+            const b = (w >> 8) & 15;
+            const id = H[b] as number;
+            const a = ((L[b] as number) >>> 0) + (w >> 16);
+            if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 4 > (LEN[id] as number)) {
+              this.faultBase = b;
+              this.faultSize = 4;
+              break exec;
+            }
+            const view = VIEWS[id] as DataView;
+            const sr = (w >> 12) & 15;
+            const k = IMM[pc] as number;
+            const old = view.getInt32(a, true);
+            const v = L[sr] as number;
+            switch (k & 0xf0) {
+              case 0x00:
+                view.setInt32(a, (old + v) | 0, true);
+                break;
+              case 0x40:
+                view.setInt32(a, old | v, true);
+                break;
+              case 0x50:
+                view.setInt32(a, old & v, true);
+                break;
+              case 0xa0:
+                view.setInt32(a, old ^ v, true);
+                break;
+              case 0xe0:
+                view.setInt32(a, v, true);
+                break;
+              default: // 0xf0 cmpxchg: compare with w0, r0 = old
+                if (old === L[0]) view.setInt32(a, v, true);
+                L[0] = old;
+                H[0] = 0;
+                pc++;
+                continue;
+            }
+            if ((k & 1) !== 0) {
+              L[sr] = old;
+              H[sr] = 0;
+            }
+            pc++;
+            continue;
+          }
+          case 87: { // atomic64
+            const b = (w >> 8) & 15;
+            const id = H[b] as number;
+            const a = ((L[b] as number) >>> 0) + (w >> 16);
+            if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 8 > (LEN[id] as number)) {
+              this.faultBase = b;
+              this.faultSize = 8;
+              break exec;
+            }
+            const view = VIEWS[id] as DataView;
+            const sr = (w >> 12) & 15;
+            const k = IMM[pc] as number;
+            const oldLo = view.getInt32(a, true);
+            const oldHi = view.getInt32(a + 4, true);
+            const vl = L[sr] as number;
+            const vh = H[sr] as number;
+            let nl = vl;
+            let nh = vh;
+            switch (k & 0xf0) {
+              case 0x00: {
+                const s = (oldLo >>> 0) + (vl >>> 0);
+                nl = s | 0;
+                nh = (oldHi + vh + (s > 0xffffffff ? 1 : 0)) | 0;
+                break;
+              }
+              case 0x40:
+                nl = oldLo | vl;
+                nh = oldHi | vh;
+                break;
+              case 0x50:
+                nl = oldLo & vl;
+                nh = oldHi & vh;
+                break;
+              case 0xa0:
+                nl = oldLo ^ vl;
+                nh = oldHi ^ vh;
+                break;
+              case 0xe0:
+                break;
+              default: // cmpxchg
+                if (oldLo === L[0] && oldHi === H[0]) {
+                  view.setInt32(a, vl, true);
+                  view.setInt32(a + 4, vh, true);
+                }
+                L[0] = oldLo;
+                H[0] = oldHi;
+                pc++;
+                continue;
+            }
+            view.setInt32(a, nl, true);
+            view.setInt32(a + 4, nh, true);
+            if ((k & 1) !== 0) {
+              L[sr] = oldLo;
+              H[sr] = oldHi;
+            }
+            pc++;
+            continue;
+          }
+
+          case 136: { // exit
+            if (frame === 0) break exec;
+            frame--;
+            const saved = this.frameSaved;
+            const base = frame * 9;
+            L[6] = saved[base] as number;
+            H[6] = saved[base + 1] as number;
+            L[7] = saved[base + 2] as number;
+            H[7] = saved[base + 3] as number;
+            L[8] = saved[base + 4] as number;
+            H[8] = saved[base + 5] as number;
+            L[9] = saved[base + 6] as number;
+            H[9] = saved[base + 7] as number;
+            L[10] = saved[base + 8] as number;
+            H[10] = STACK_REGION;
+            LOW[STACK_REGION] = (L[10] as number) - STACK_FRAME_SIZE;
+            pc = this.frameReturn[frame] as number;
+            continue;
+          }
+          case 7:
+          case 8:
+          case 9:
+          case 10:
+          case 26:
+          case 27:
+          case 28:
+          case 29:
+          case 133:
+          case 134:
+          case 135:
+            // calls (helpers kill what V8 knows of the arrays) and 64-bit division: out of the hot loop
+            slow = true;
+            break exec;
+          default:
+            this.faultMsg = `invalid opcode 0x${(prog.op[pc] as number).toString(16)}`;
+            break exec;
+        }
+      }
+      if (!slow) break;
+      slow = false;
+      switch (w & 0xff) {
+        case 7: { // div64Imm
+          const d = (w >> 8) & 15;
+          const vl = IMM[pc] as number;
+          const vh = (IMM[pc] as number) >> 31;
+          if (vl === 0 && vh === 0) {
+            L[d] = 0;
+            H[d] = 0;
+          } else {
+            L[d] = udivmod64(L[d] as number, H[d] as number, vl, vh);
+            H[d] = wide[0] as number;
           }
           pc++;
-          continue;
+          continue run;
         }
-
-        // ---------------------------------------------------------------- jumps
-        case 0x05:
-        case 0x06:
-          pc = TGT[pc] as number;
-          if (n > budget) {
-              status = RunStatus.budgetExhausted;
-              break exec;
-            }
-          continue;
-        case 0x15:
-        case 0x1d: {
-          const d = DST[pc] as number;
-          const isImm = (OP[pc] as number) === 0x15;
-          const bl = (isImm ? IMM[pc] : L[SRC[pc] as number]) as number;
-          const bh = (isImm ? IMMHI[pc] : H[SRC[pc] as number]) as number;
-          if (L[d] === bl && H[d] === bh) {
-            pc = TGT[pc] as number;
-            if (n > budget) {
-              status = RunStatus.budgetExhausted;
-              break exec;
-            }
-          } else pc++;
-          continue;
-        }
-        case 0x55: {
-          const d = DST[pc] as number;
-          if (L[d] !== IMM[pc] || H[d] !== IMMHI[pc]) {
-            pc = TGT[pc] as number;
-            if (n > budget) {
-              status = RunStatus.budgetExhausted;
-              break exec;
-            }
-          } else pc++;
-          continue;
-        }
-        case 0x5d: {
-          const d = DST[pc] as number;
-          const s = SRC[pc] as number;
-          if (L[d] !== L[s] || H[d] !== H[s]) {
-            pc = TGT[pc] as number;
-            if (n > budget) {
-              status = RunStatus.budgetExhausted;
-              break exec;
-            }
-          } else pc++;
-          continue;
-        }
-        case 0x25:
-        case 0x2d:
-        case 0x35:
-        case 0x3d:
-        case 0xa5:
-        case 0xad:
-        case 0xb5:
-        case 0xbd: {
-          const o = OP[pc] as number;
-          const d = DST[pc] as number;
-          const isImm = (o & 0x08) === 0;
-          const bl = ((isImm ? IMM[pc] : L[SRC[pc] as number]) as number) >>> 0;
-          const bh = ((isImm ? IMMHI[pc] : H[SRC[pc] as number]) as number) >>> 0;
-          const ah = (H[d] as number) >>> 0;
-          const al = (L[d] as number) >>> 0;
-          // compare (ah:al) with (bh:bl), unsigned
-          const cmp = ah !== bh ? (ah > bh ? 1 : -1) : al !== bl ? (al > bl ? 1 : -1) : 0;
-          const op = o & 0xf0;
-          const taken = op === 0x20 ? cmp > 0 : op === 0x30 ? cmp >= 0 : op === 0xa0 ? cmp < 0 : cmp <= 0;
-          if (taken) {
-            pc = TGT[pc] as number;
-            if (n > budget) {
-              status = RunStatus.budgetExhausted;
-              break exec;
-            }
-          } else pc++;
-          continue;
-        }
-        case 0x65:
-        case 0x6d:
-        case 0x75:
-        case 0x7d:
-        case 0xc5:
-        case 0xcd:
-        case 0xd5:
-        case 0xdd: {
-          const o = OP[pc] as number;
-          const d = DST[pc] as number;
-          const isImm = (o & 0x08) === 0;
-          const bl = ((isImm ? IMM[pc] : L[SRC[pc] as number]) as number) >>> 0;
-          const bh = (isImm ? IMMHI[pc] : H[SRC[pc] as number]) as number;
-          const ah = H[d] as number;
-          const al = (L[d] as number) >>> 0;
-          const cmp = ah !== bh ? (ah > bh ? 1 : -1) : al !== bl ? (al > bl ? 1 : -1) : 0;
-          const op = o & 0xf0;
-          const taken = op === 0x60 ? cmp > 0 : op === 0x70 ? cmp >= 0 : op === 0xc0 ? cmp < 0 : cmp <= 0;
-          if (taken) {
-            pc = TGT[pc] as number;
-            if (n > budget) {
-              status = RunStatus.budgetExhausted;
-              break exec;
-            }
-          } else pc++;
-          continue;
-        }
-        case 0x45:
-        case 0x4d: {
-          const d = DST[pc] as number;
-          const isImm = (OP[pc] as number) === 0x45;
-          const bl = (isImm ? IMM[pc] : L[SRC[pc] as number]) as number;
-          const bh = (isImm ? IMMHI[pc] : H[SRC[pc] as number]) as number;
-          if (((L[d] as number) & bl) !== 0 || ((H[d] as number) & bh) !== 0) {
-            pc = TGT[pc] as number;
-            if (n > budget) {
-              status = RunStatus.budgetExhausted;
-              break exec;
-            }
-          } else pc++;
-          continue;
-        }
-        // JMP32: compare the low halves only
-        case 0x16:
-        case 0x1e:
-        case 0x26:
-        case 0x2e:
-        case 0x36:
-        case 0x3e:
-        case 0x46:
-        case 0x4e:
-        case 0x56:
-        case 0x5e:
-        case 0x66:
-        case 0x6e:
-        case 0x76:
-        case 0x7e:
-        case 0xa6:
-        case 0xae:
-        case 0xb6:
-        case 0xbe:
-        case 0xc6:
-        case 0xce:
-        case 0xd6:
-        case 0xde: {
-          const o = OP[pc] as number;
-          const a = L[DST[pc] as number] as number;
-          const b = ((o & 0x08) === 0 ? IMM[pc] : L[SRC[pc] as number]) as number;
-          let taken: boolean;
-          switch (o & 0xf0) {
-            case 0x10:
-              taken = a === b;
-              break;
-            case 0x20:
-              taken = a >>> 0 > b >>> 0;
-              break;
-            case 0x30:
-              taken = a >>> 0 >= b >>> 0;
-              break;
-            case 0x40:
-              taken = (a & b) !== 0;
-              break;
-            case 0x50:
-              taken = a !== b;
-              break;
-            case 0x60:
-              taken = a > b;
-              break;
-            case 0x70:
-              taken = a >= b;
-              break;
-            case 0xa0:
-              taken = a >>> 0 < b >>> 0;
-              break;
-            case 0xb0:
-              taken = a >>> 0 <= b >>> 0;
-              break;
-            case 0xc0:
-              taken = a < b;
-              break;
-            default:
-              taken = a <= b;
-              break;
+        case 8: { // div64Reg
+          const d = (w >> 8) & 15;
+          const vl = L[(w >> 12) & 15] as number;
+          const vh = H[(w >> 12) & 15] as number;
+          if (vl === 0 && vh === 0) {
+            L[d] = 0;
+            H[d] = 0;
+          } else {
+            L[d] = udivmod64(L[d] as number, H[d] as number, vl, vh);
+            H[d] = wide[0] as number;
           }
-          if (taken) {
-            pc = TGT[pc] as number;
-            if (n > budget) {
-              status = RunStatus.budgetExhausted;
-              break exec;
-            }
-          } else pc++;
-          continue;
+          pc++;
+          continue run;
         }
-
-        // ---------------------------------------------------------------- calls
-        case 0x85:
-        case InternalOp.callReg: {
-          const id = ((OP[pc] as number) === 0x85 ? IMM[pc] : L[SRC[pc] as number]) as number;
+        case 9: { // mod64Imm
+          const d = (w >> 8) & 15;
+          const vl = IMM[pc] as number;
+          const vh = (IMM[pc] as number) >> 31;
+          if (vl !== 0 || vh !== 0) {
+            udivmod64(L[d] as number, H[d] as number, vl, vh);
+            L[d] = wide[1] as number;
+            H[d] = wide[2] as number;
+          }
+          pc++;
+          continue run;
+        }
+        case 10: { // mod64Reg
+          const d = (w >> 8) & 15;
+          const vl = L[(w >> 12) & 15] as number;
+          const vh = H[(w >> 12) & 15] as number;
+          if (vl !== 0 || vh !== 0) {
+            udivmod64(L[d] as number, H[d] as number, vl, vh);
+            L[d] = wide[1] as number;
+            H[d] = wide[2] as number;
+          }
+          pc++;
+          continue run;
+        }
+        case 26: { // sdiv64Imm
+          const d = (w >> 8) & 15;
+          const vl = IMM[pc] as number;
+          const vh = (IMM[pc] as number) >> 31;
+          if (vl === 0 && vh === 0) {
+            L[d] = 0;
+            H[d] = 0;
+          } else {
+            L[d] = sdivmod64(L[d] as number, H[d] as number, vl, vh);
+            H[d] = wide[0] as number;
+          }
+          pc++;
+          continue run;
+        }
+        case 27: { // sdiv64Reg
+          const d = (w >> 8) & 15;
+          const vl = L[(w >> 12) & 15] as number;
+          const vh = H[(w >> 12) & 15] as number;
+          if (vl === 0 && vh === 0) {
+            L[d] = 0;
+            H[d] = 0;
+          } else {
+            L[d] = sdivmod64(L[d] as number, H[d] as number, vl, vh);
+            H[d] = wide[0] as number;
+          }
+          pc++;
+          continue run;
+        }
+        case 28: { // smod64Imm
+          const d = (w >> 8) & 15;
+          const vl = IMM[pc] as number;
+          const vh = (IMM[pc] as number) >> 31;
+          if (vl !== 0 || vh !== 0) {
+            sdivmod64(L[d] as number, H[d] as number, vl, vh);
+            L[d] = wide[1] as number;
+            H[d] = wide[2] as number;
+          }
+          pc++;
+          continue run;
+        }
+        case 29: { // smod64Reg
+          const d = (w >> 8) & 15;
+          const vl = L[(w >> 12) & 15] as number;
+          const vh = H[(w >> 12) & 15] as number;
+          if (vl !== 0 || vh !== 0) {
+            sdivmod64(L[d] as number, H[d] as number, vl, vh);
+            L[d] = wide[1] as number;
+            H[d] = wide[2] as number;
+          }
+          pc++;
+          continue run;
+        }
+        case 133: // callHelper
+        case 134: { // callReg
+          const id = ((w & 0xff) === 133 ? IMM[pc] : L[(w >> 12) & 15]) as number;
           const fn = id >= 0 ? HELPERS[id] : undefined;
           if (fn === undefined) {
             this.faultMsg = `call to unknown helper ${id}`;
-            break exec;
+            break run;
           }
           this.lastPc = pc;
           this.lastProgram = prog;
           this.frame = frame;
           const action = fn(this);
           if (action !== HelperAction.next) {
-            if (action === HelperAction.exit) break exec;
+            if (action === HelperAction.exit) break run;
             if (action === HelperAction.fault) {
               this.faultMsg = 'helper';
-              break exec;
+              break run;
             }
             // tail call: continue in the target program (frame 0, r1 = ctx, same stack)
             if (n > budget) {
               status = RunStatus.budgetExhausted;
-              break exec;
+              break run;
             }
             status = TAIL_CALL;
-            break exec;
+            break run;
           }
           pc++;
           if (n > budget) {
               status = RunStatus.budgetExhausted;
-              break exec;
+              break run;
             }
-          continue;
+          continue run;
         }
-        case InternalOp.callLocal: {
+        case 135: { // callLocal
           if (frame + 1 >= MAX_FRAMES) {
             this.faultMsg = `call stack deeper than ${MAX_FRAMES} frames`;
-            break exec;
+            break run;
           }
           const saved = this.frameSaved;
           const base = frame * 9;
@@ -1631,41 +2461,20 @@ export class Vm {
           LOW[STACK_REGION] = top - STACK_FRAME_SIZE;
           L[10] = top;
           H[10] = STACK_REGION;
-          pc = TGT[pc] as number;
+          pc = pc + 1 + (IMM[pc] as number);
           if (n > budget) {
               status = RunStatus.budgetExhausted;
-              break exec;
+              break run;
             }
-          continue;
-        }
-        case 0x95: {
-          if (frame === 0) break exec;
-          frame--;
-          const saved = this.frameSaved;
-          const base = frame * 9;
-          L[6] = saved[base] as number;
-          H[6] = saved[base + 1] as number;
-          L[7] = saved[base + 2] as number;
-          H[7] = saved[base + 3] as number;
-          L[8] = saved[base + 4] as number;
-          H[8] = saved[base + 5] as number;
-          L[9] = saved[base + 6] as number;
-          H[9] = saved[base + 7] as number;
-          L[10] = saved[base + 8] as number;
-          H[10] = STACK_REGION;
-          LOW[STACK_REGION] = (L[10] as number) - STACK_FRAME_SIZE;
-          pc = this.frameReturn[frame] as number;
-          continue;
+          continue run;
         }
         default:
-          this.faultMsg = `invalid opcode 0x${(OP[pc] as number).toString(16)}`;
-          break exec;
+          break run;
       }
     }
 
     return this.conclude(prog, pc, n, frame, status);
   }
-
 
   /**
    * Records where a run stopped and turns a fault left by the loop (`faultBase`/`faultSize` for
