@@ -45,8 +45,9 @@ export class CliError extends Error {
   constructor(
     message: string,
     readonly exitCode: ExitCode = ExitCode.usage,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = 'CliError';
   }
 }

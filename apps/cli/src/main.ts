@@ -8,6 +8,12 @@ import { adminCommand } from './commands/admin.js';
 import { loginCommand } from './commands/login.js';
 import { serveCommand } from './commands/serve.js';
 import { tokensCommand } from './commands/tokens.js';
+import { deployCommand } from './commands/deploy.js';
+import { deploymentsCommand } from './commands/deployments.js';
+import { kernelsCommand } from './commands/kernels.js';
+import { publishCommand } from './commands/publish.js';
+import { versionsCommand } from './commands/versions.js';
+import { yankCommand } from './commands/yank.js';
 import { verifyCommand } from './commands/verify.js';
 import { compatCommand } from './commands/compat.js';
 import { diffFormatsCommand } from './commands/diff-formats.js';
@@ -19,7 +25,7 @@ export { CliError, type CliIo, ExitCode } from './io.js';
 export type { Command } from './command.js';
 
 /** Every subcommand, in the order `--help` lists them. */
-export const commands: readonly Command[] = [asmCommand, disasmCommand, verifyCommand, reportCommand, demoCommand, conformancePluginCommand, serveCommand, adminCommand, loginCommand, tokensCommand, inspectCommand, compatCommand, diffFormatsCommand, runCommand];
+export const commands: readonly Command[] = [asmCommand, disasmCommand, verifyCommand, reportCommand, demoCommand, conformancePluginCommand, serveCommand, adminCommand, loginCommand, tokensCommand, publishCommand, versionsCommand, yankCommand, kernelsCommand, deployCommand, deploymentsCommand, inspectCommand, compatCommand, diffFormatsCommand, runCommand];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

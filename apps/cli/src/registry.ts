@@ -62,9 +62,9 @@ export function resolveTarget(flags: { registry?: string | undefined; token?: st
 export type RegistryClient = TRPCClient<AppRouter>;
 
 /** A typed client of the registry API (types from `@probeyard/registry`, no runtime code of it). */
-export function registryClient(url: string, token?: string): RegistryClient {
+export function registryClient(url: string, token?: string, opts: { fetch?: typeof fetch } = {}): RegistryClient {
   return createTRPCClient<AppRouter>({
-    links: [httpLink({ url: `${url}/trpc`, headers: () => (token ? { authorization: `Bearer ${token}` } : {}) })],
+    links: [httpLink({ url: `${url}/trpc`, headers: () => (token ? { authorization: `Bearer ${token}` } : {}), ...(opts.fetch ? { fetch: opts.fetch } : {}) })],
   });
 }
 
@@ -79,7 +79,7 @@ export async function callRegistry<T>(url: string, call: () => Promise<T>): Prom
         throw new CliError(`registry ${url}: ${(err.cause as Error | undefined)?.message ?? err.message}`, ExitCode.refused);
       }
       const usage = code === 'BAD_REQUEST' || code === 'PARSE_ERROR' || code === 'PAYLOAD_TOO_LARGE';
-      throw new CliError(err.message, usage ? ExitCode.usage : ExitCode.refused);
+      throw new CliError(err.message, usage ? ExitCode.usage : ExitCode.refused, { cause: err });
     }
     throw err;
   }

@@ -3,6 +3,7 @@ import { type Role, weakerRole } from './auth/roles.js';
 import { hashSecret, SecretKind } from './auth/secrets.js';
 import type { Db } from './db/open.js';
 import { FleetState } from './fleet/fleet-state.js';
+import type { JobNotifier } from './jobs/compat-runner.js';
 
 /** Who is calling, resolved once per request from the bearer secret. */
 export type Principal =
@@ -22,6 +23,15 @@ export interface RegistryDeps {
   isReady: () => Promise<boolean>;
   /** Agent credential cache, poll generations and batched last-seen times (src/fleet/). */
   fleet: FleetState;
+  /** Wakes the compat job runner after a job is queued (absent in tests, which drain the queue themselves). */
+  compatJobs?: JobNotifier | undefined;
+  /** Test-only fault injection (the crash-safety test pauses a publish inside its transaction). */
+  hooks?: RegistryHooks | undefined;
+}
+
+export interface RegistryHooks {
+  /** Awaited inside the publish transaction, after the rows are written and before the commit. */
+  publishInTransaction?: () => Promise<void>;
 }
 
 /** What the HTTP layer (or a test) knows of one request. */
@@ -54,6 +64,8 @@ export function createDeps(db: Db, opts: Partial<Omit<RegistryDeps, 'db'>> = {})
     now: opts.now ?? (() => new Date()),
     isReady: opts.isReady ?? (async () => true),
     fleet: opts.fleet ?? new FleetState(db),
+    compatJobs: opts.compatJobs,
+    hooks: opts.hooks,
   };
 }
 
@@ -99,7 +111,7 @@ async function resolvePrincipal(deps: RegistryDeps, secret: string | undefined):
     };
   }
   if (secret.startsWith(SecretKind.agent)) {
-    // Agents poll often: a known credential is answered from memory (revocation here forgets it).
+    // Agents poll often: a known credential is answered from memory (revocation forgets it).
     const cached = deps.fleet.cachedCredential(hash);
     if (cached) return { kind: 'agent', ...cached };
     const agent = await db.agent.findUnique({ where: { credentialHash: hash }, select: { id: true, tenantId: true, revokedAt: true } });

@@ -11,6 +11,8 @@ export const RegistryErrorCode = {
   rateLimited: 'rate_limited',
   payloadTooLarge: 'payload_too_large',
   unsupported: 'unsupported',
+  /** The verifier rejected a program (the diagnostics ride in the error's `diagnostics`). */
+  programRejected: 'program_rejected',
   notReady: 'not_ready',
   dataFolderLocked: 'data_folder_locked',
   migrationFailed: 'migration_failed',
@@ -28,6 +30,7 @@ export const trpcCodeOf: Record<RegistryErrorCode, TRPC_ERROR_CODE_KEY> = {
   rate_limited: 'TOO_MANY_REQUESTS',
   payload_too_large: 'PAYLOAD_TOO_LARGE',
   unsupported: 'METHOD_NOT_SUPPORTED',
+  program_rejected: 'UNPROCESSABLE_CONTENT',
   not_ready: 'PRECONDITION_FAILED',
   data_folder_locked: 'INTERNAL_SERVER_ERROR',
   migration_failed: 'INTERNAL_SERVER_ERROR',

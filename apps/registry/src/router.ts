@@ -1,6 +1,10 @@
+import { agentArtifact } from './procedures/agent/artifact.js';
 import { agentCreateEnrollmentToken } from './procedures/agent/create-enrollment-token.js';
 import { agentEnroll } from './procedures/agent/enroll.js';
 import { agentList } from './procedures/agent/list.js';
+import { agentPoll } from './procedures/agent/poll.js';
+import { agentReportStatus } from './procedures/agent/report-status.js';
+import { agentUploadOutputs } from './procedures/agent/upload-outputs.js';
 import { agentReportProfile } from './procedures/agent/report-profile.js';
 import { agentRevoke } from './procedures/agent/revoke.js';
 import { agentSetLabels } from './procedures/agent/set-labels.js';
@@ -8,6 +12,11 @@ import { agentSelf } from './procedures/agent/self.js';
 import { auditList } from './procedures/audit/list.js';
 import { authLogin } from './procedures/auth/login.js';
 import { authSetPassword } from './procedures/auth/set-password.js';
+import { deploymentCreate } from './procedures/deployment/create.js';
+import { deploymentGet } from './procedures/deployment/get.js';
+import { deploymentList } from './procedures/deployment/list.js';
+import { deploymentOutputs } from './procedures/deployment/outputs.js';
+import { deploymentStop } from './procedures/deployment/stop.js';
 import { health } from './procedures/health.js';
 import { kernelGet } from './procedures/kernel/get.js';
 import { kernelList } from './procedures/kernel/list.js';
@@ -16,8 +25,15 @@ import { memberAdd } from './procedures/member/add.js';
 import { memberList } from './procedures/member/list.js';
 import { memberRemove } from './procedures/member/remove.js';
 import { memberSetRole } from './procedures/member/set-role.js';
+import { compatJob, compatJobs } from './procedures/compat/job.js';
+import { compatMatrixProcedure } from './procedures/compat/matrix.js';
+import { kernelDiff } from './procedures/kernel/diff.js';
 import { programGet } from './procedures/program/get.js';
 import { programList } from './procedures/program/list.js';
+import { programPublish } from './procedures/program/publish.js';
+import { versionGet } from './procedures/version/get.js';
+import { versionList } from './procedures/version/list.js';
+import { versionYank } from './procedures/version/yank.js';
 import { tenantCreate } from './procedures/tenant/create.js';
 import { tokenCreate } from './procedures/token/create.js';
 import { tokenList } from './procedures/token/list.js';
@@ -35,16 +51,23 @@ export const appRouter = router({
   member: router({ add: memberAdd, list: memberList, remove: memberRemove, setRole: memberSetRole }),
   audit: router({ list: auditList }),
   agent: router({
+    artifact: agentArtifact,
     createEnrollmentToken: agentCreateEnrollmentToken,
     enroll: agentEnroll,
     list: agentList,
+    poll: agentPoll,
     reportProfile: agentReportProfile,
+    reportStatus: agentReportStatus,
     revoke: agentRevoke,
     self: agentSelf,
     setLabels: agentSetLabels,
+    uploadOutputs: agentUploadOutputs,
   }),
-  kernel: router({ list: kernelList, get: kernelGet, upload: kernelUpload }),
-  program: router({ list: programList, get: programGet }),
+  deployment: router({ create: deploymentCreate, list: deploymentList, get: deploymentGet, stop: deploymentStop, outputs: deploymentOutputs }),
+  kernel: router({ list: kernelList, get: kernelGet, upload: kernelUpload, diff: kernelDiff }),
+  program: router({ list: programList, get: programGet, publish: programPublish }),
+  version: router({ list: versionList, get: versionGet, yank: versionYank }),
+  compat: router({ matrix: compatMatrixProcedure, job: compatJob, jobs: compatJobs }),
 });
 
 /** The router's type: the only thing of the registry the CLI, agent and web app import (type-only). */

@@ -22,6 +22,8 @@ const t = initTRPC.context<Context>().create({
         ...shape.data,
         // The domain code, for clients to branch on; zod issues for bad input.
         registryCode: cause instanceof RegistryError ? cause.code : undefined,
+        // A rejected program's verifier diagnostics (instruction index, text, reason).
+        diagnostics: cause instanceof RegistryError && cause.code === 'program_rejected' ? cause.context.diagnostics : undefined,
         issues: cause instanceof ZodError ? cause.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) : undefined,
         stack: undefined,
       },

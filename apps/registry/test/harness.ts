@@ -173,7 +173,13 @@ export async function openHarness(backend: Backend): Promise<Harness> {
         p.enrollmentToken.count(),
         p.program.count(),
       ]);
-      return { tenants, users, memberships, tokens, audit, agents, enrollments, programs };
+      const [versions, kernelProfiles, compatResults, compatJobs] = await Promise.all([
+        p.programVersion.count(),
+        p.kernelProfile.count(),
+        p.compatResult.count(),
+        p.compatJob.count(),
+      ]);
+      return { tenants, users, memberships, tokens, audit, agents, enrollments, programs, versions, kernelProfiles, compatResults, compatJobs };
     },
     close: drop,
   };

@@ -1,10 +1,13 @@
+import { existsSync } from 'node:fs';
 import { checkCompat, layoutHash, layoutOf, profileFormat, type Verdict, verdictSummary } from '@probeyard/compat';
 import { type Command, parseCommandArgs } from '../command.js';
 import { CliError, ExitCode } from '../io.js';
+import { runCompatMatrix } from './compat-matrix.js';
 import { loadProfile, loadSpecFile } from './inspect.js';
 
 const help = `usage: probeyard compat PROGRAM --kernel DIR|FILE [--kernel …] [--built-against DIR|FILE]
                        [--pin-to DIR|FILE] [--json]
+       probeyard compat NAME[@VERSION] [--json] [--registry URL --token T]
 
 Computes on which kernels a program runs: relocates every field it reads for each kernel's own
 format files, verifies it again there, and prints one verdict a kernel with its reasons:
@@ -19,7 +22,11 @@ kernel's profile lacks an event the program attaches to).
                            layout equals this kernel's
   --json                   print the verdicts as JSON
 
-Exit codes: 0 runs on every kernel given, 1 refused or unknown on some, 2 unusable input.`;
+With NAME[@VERSION] instead of a program file (no file of that name exists), prints the
+registry's matrix of that program's versions × the tenant's kernel profiles, with the reasons
+and field diffs of every cell that is not compatible.
+
+Exit codes: 0 runs on every kernel given, 1 refused or unknown on some (or not found), 2 unusable input.`;
 
 function row(name: string, v: Verdict): string[] {
   const lines = [`${name}  ${v.status}`];
@@ -41,8 +48,16 @@ export const compatCommand: Command = {
           'built-against': { type: 'string' },
           'pin-to': { type: 'string' },
           json: { type: 'boolean', default: false },
+          registry: { type: 'string' },
+          token: { type: 'string' },
         }, help);
     const { values, positionals } = parsed;
+    // A name (not a file, nor something that looks like a path) asks the registry.
+    const arg = positionals[0] ?? '';
+    const looksLikePath = arg === '-' || arg.includes('/') || /\.(o|s|asm|elf|bpf)$/.test(arg);
+    if (positionals.length === 1 && !looksLikePath && !existsSync(arg) && (values.kernel ?? []).length === 0) {
+      return runCompatMatrix(positionals[0]!, values, io);
+    }
     if (positionals.length !== 1) throw new CliError(`expected one PROGRAM, got ${positionals.length}\n\n${help}`);
     const kernels = values.kernel ?? [];
     if (kernels.length === 0) throw new CliError(`at least one --kernel DIR|FILE is needed\n\n${help}`);

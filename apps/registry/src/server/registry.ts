@@ -2,10 +2,12 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureAdminCredential } from '../auth/admin-credential.js';
 import { hashSecret } from '../auth/secrets.js';
-import { createDeps, type RegistryDeps } from '../context.js';
+import { createDeps, type RegistryDeps, type RegistryHooks } from '../context.js';
 import { createTenantWithOwner } from '../data/tenants.js';
+import { warmFleet } from '../fleet/warm.js';
 import { type Database, openDatabase } from '../db/open.js';
 import { RegistryError } from '../errors.js';
+import { CompatJobRunner } from '../jobs/compat-runner.js';
 import { tenantCreateInput } from '../procedures/tenant/create.js';
 import { createHttpServer, type HttpServer } from './http.js';
 import { jsonLogger, type Logger } from './log.js';
@@ -25,6 +27,8 @@ export interface StartOptions extends StoreOptions {
   host?: string;
   logger?: Logger;
   maxBodyBytes?: number;
+  /** Test-only fault injection (see `RegistryHooks`). */
+  hooks?: RegistryHooks;
 }
 
 export interface RunningRegistry {
@@ -69,20 +73,29 @@ export async function startRegistry(opts: StartOptions): Promise<RunningRegistry
   const logger = opts.logger ?? jsonLogger;
   const db = await openAndMigrate(opts, logger);
   let http: HttpServer | undefined;
+  let runner: CompatJobRunner | undefined;
   try {
     await ensureAdminCredential(opts.dataDir, db.prisma);
+    // Compat jobs left queued or running by a previous process are picked up again at start.
+    const jobs = new CompatJobRunner(db.prisma, logger);
+    runner = jobs;
     const deps = createDeps(db.prisma, {
+      compatJobs: jobs,
+      hooks: opts.hooks,
       isReady: async () => {
         await db.prisma.$queryRaw`SELECT 1`;
         return (await db.pending()).length === 0;
       },
     });
+    // Agent credentials and assignments in memory before the first poll.
+    await warmFleet(deps);
     const server = createHttpServer({ deps, logger, ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}) });
     http = server;
     await server.listen(opts.port ?? defaultPort, opts.host ?? '127.0.0.1');
     const url = server.url();
     const runningFile = join(opts.dataDir, runningFileName);
     writeFileSync(runningFile, JSON.stringify({ url, pid: process.pid }), { mode: 0o600 });
+    await jobs.start();
     logger({ level: 'info', msg: 'registry listening', url, database: db.where });
     let closing: Promise<void> | undefined;
     return {
@@ -94,6 +107,9 @@ export async function startRegistry(opts: StartOptions): Promise<RunningRegistry
         closing ??= (async () => {
           rmSync(runningFile, { force: true });
           await server.close();
+          await jobs.stop();
+          // Batched agent last-seen times are written before the database closes.
+          await deps.fleet.close().catch((err: Error) => logger({ level: 'error', msg: 'last-seen flush failed', error: err.message }));
           await db.close();
           logger({ level: 'info', msg: 'registry stopped' });
         })();
@@ -102,6 +118,7 @@ export async function startRegistry(opts: StartOptions): Promise<RunningRegistry
     };
   } catch (err) {
     await http?.close(0);
+    await runner?.stop();
     await db.close();
     throw err;
   }

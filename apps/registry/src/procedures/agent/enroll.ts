@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { hashSecret, newSecret, SecretKind } from '../../auth/secrets.js';
 import { agentSelect } from '../../data/agents.js';
 import { writeAudit } from '../../data/audit.js';
+import { reconcileAgentTargets } from '../../data/deployments.js';
 import { RegistryError } from '../../errors.js';
 import { labelSchema, labelsSchema } from '../../schemas.js';
 import { publicProcedure } from '../../trpc.js';
@@ -52,6 +53,8 @@ export const agentEnroll = publicProcedure
         targetId: made.id,
         detail: { hostname: input.hostname, labels, enrollmentTokenId: token.id },
       });
+      // Running deployments whose selector it matches get a target for it.
+      await reconcileAgentTargets(tx, token.tenantId, { kind: 'agent', id: made.id }, made.id, labels);
       return { made, tenantId: token.tenantId };
     });
     ctx.log.tenant = agent.tenantId;

@@ -4,13 +4,14 @@ import { writeAudit } from '../../data/audit.js';
 import { isUniqueViolation } from '../../errors.js';
 import { agentProcedure } from '../../trpc.js';
 import { kernelProfileView, toKernelProfileView } from '../kernel/profile-view.js';
-import { kernelUploadInput } from '../kernel/upload.js';
+import { tarballSchema } from '../kernel/upload.js';
+import { enqueueCompatJob } from '../../data/compat.js';
 
 export const agentReportProfileInput = z.strictObject({
   release: z.string().max(128).default(''),
   machine: z.string().max(32).default(''),
   /** A `.tar`/`.tar.gz` of the node's tracefs `events/` tree, base64. */
-  tarball: kernelUploadInput.shape.tarball,
+  tarball: tarballSchema,
 });
 export const agentReportProfileOutput = z.object({ profile: kernelProfileView, created: z.boolean() });
 
@@ -48,6 +49,8 @@ export const agentReportProfile = agentProcedure
             },
             select: profileSelect,
           });
+          // A new kernel: compute every version of the tenant on it (in the background).
+          await enqueueCompatJob(tx, ctx.tenantId, profile.id);
         }
         await tx.agent.update({ where: { id: ctx.principal.agentId }, data: { kernelProfileId: profile.id, lastSeenAt: ctx.deps.now() }, select: { id: true } });
         await writeAudit(tx, {
@@ -62,7 +65,9 @@ export const agentReportProfile = agentProcedure
         return { profile: toKernelProfileView(linked), created };
       });
     try {
-      return await attempt();
+      const r = await attempt();
+      if (r.created) ctx.deps.compatJobs?.kick();
+      return r;
     } catch (err) {
       // Another node of the same kernel made the profile meanwhile: link to it.
       if (isUniqueViolation(err)) return attempt();

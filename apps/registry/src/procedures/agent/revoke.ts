@@ -12,8 +12,8 @@ export const agentRevokeOutput = z.object({ agent: agentView });
 export const agentRevoke = userProcedure('admin')
   .input(agentRevokeInput)
   .output(agentRevokeOutput)
-  .mutation(async ({ ctx, input }) =>
-    ctx.db.$transaction(async (tx) => {
+  .mutation(async ({ ctx, input }) => {
+    const result = await ctx.db.$transaction(async (tx) => {
       const before = await getAgent(tx, ctx.tenantId, input.agentId);
       if (before.revokedAt) return { agent: toAgentView(before) };
       const agent = await tx.agent.update({ where: { id: before.id }, data: { revokedAt: ctx.deps.now() }, select: agentSelect });
@@ -26,5 +26,8 @@ export const agentRevoke = userProcedure('admin')
         detail: { hostname: agent.hostname },
       });
       return { agent: toAgentView(agent) };
-    }),
-  );
+    });
+    // A cached credential of this agent stops working now, not when the cache expires.
+    ctx.deps.fleet.forgetCredential(input.agentId);
+    return result;
+  });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { parseEventsTarball, profileSelect } from '../../data/kernels.js';
+import { parseEventsTarball, parseTraceDatUpload, profileSelect } from '../../data/kernels.js';
 import { writeAudit } from '../../data/audit.js';
+import { enqueueCompatJob } from '../../data/compat.js';
 import { isUniqueViolation, RegistryError } from '../../errors.js';
 import { slugSchema } from '../../schemas.js';
 import { userProcedure } from '../../trpc.js';
@@ -9,27 +10,41 @@ import { kernelProfileView, toKernelProfileView } from './profile-view.js';
 /** The largest tarball accepted (base64 in the JSON body, within the 8 MiB request limit). */
 export const maxTarballBytes = 5 * 1024 * 1024;
 
-export const kernelUploadInput = z.strictObject({
-  name: slugSchema,
-  /** `uname -r`, when known. */
-  release: z.string().max(128).default(''),
-  machine: z.string().max(32).default(''),
-  /** A `.tar` or `.tar.gz` of a tracefs `events/` tree, base64. */
-  tarball: z
-    .string()
-    .max(Math.ceil(maxTarballBytes / 3) * 4, `tarball: larger than ${maxTarballBytes} bytes`)
-    .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'tarball: not base64'),
-});
+/** A `.tar` or `.tar.gz` of a tracefs `events/` tree, base64 (also what agents report). */
+export const tarballSchema = z
+  .string()
+  .max(Math.ceil(maxTarballBytes / 3) * 4, `tarball: larger than ${maxTarballBytes} bytes`)
+  .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'tarball: not base64');
+
+export const kernelUploadInput = z
+  .strictObject({
+    name: slugSchema,
+    /** `uname -r`, when known (a trace.dat tells its own). */
+    release: z.string().max(128).optional(),
+    machine: z.string().max(32).optional(),
+    /** A `.tar` or `.tar.gz` of a tracefs `events/` tree, base64. */
+    tarball: tarballSchema.optional(),
+    /** Or a trace.dat (trace-cmd v6/v7), base64: a profile of the formats it recorded. */
+    traceDat: z
+      .string()
+      .max(Math.ceil(maxTarballBytes / 3) * 4, `traceDat: larger than ${maxTarballBytes} bytes`)
+      .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'traceDat: not base64')
+      .optional(),
+  })
+  .refine((i) => (i.tarball === undefined) !== (i.traceDat === undefined), { message: 'give exactly one of tarball and traceDat', path: ['tarball'] });
 export const kernelUploadOutput = z.object({
   profile: kernelProfileView,
   /** Format files of the tree that did not parse (the rest of the profile is kept). */
   errors: z.array(z.object({ path: z.string(), message: z.string() })),
   /** Formats this upload added to the instance (others were already stored). */
   newFormats: z.number().int(),
+  /** The compat job computing every version of the tenant on this profile. */
+  compatJobId: z.string(),
 });
 
 /**
- * `kernel.upload` (publisher): a kernel profile from a tarball of an `events/` tree. Format files
+ * `kernel.upload` (publisher): a kernel profile from a tarball of an `events/` tree or from the
+ * formats a trace.dat carries, with a compat job for every version of the tenant. Format files
  * are stored once by content hash however many profiles share them; a profile with the same
  * formats as one the tenant has, or the same name, is a CONFLICT. Nothing is written on error.
  */
@@ -37,36 +52,40 @@ export const kernelUpload = userProcedure('publisher')
   .input(kernelUploadInput)
   .output(kernelUploadOutput)
   .mutation(async ({ ctx, input }) => {
-    const { set, rows } = await parseEventsTarball(input.tarball);
+    const fromDat = input.traceDat !== undefined ? await parseTraceDatUpload(input.traceDat) : undefined;
+    const { set, rows } = fromDat ?? (await parseEventsTarball(input.tarball ?? ''));
     try {
-      const { profile, newFormats } = await ctx.db.$transaction(async (tx) => {
+      const { profile, newFormats, jobId } = await ctx.db.$transaction(async (tx) => {
         const made = await tx.eventFormat.createMany({ data: rows, skipDuplicates: true });
         const created = await tx.kernelProfile.create({
           data: {
             tenantId: ctx.tenantId,
             name: input.name,
-            release: input.release,
-            machine: input.machine,
-            source: 'events_tree',
+            release: input.release ?? fromDat?.release ?? '',
+            machine: input.machine ?? fromDat?.machine ?? '',
+            source: fromDat ? 'trace_dat' : 'events_tree',
             contentHash: set.hash,
             formats: { createMany: { data: rows.map((r) => ({ system: r.system, event: r.event, formatHash: r.hash })) } },
           },
           select: profileSelect,
         });
+        const job = await enqueueCompatJob(tx, ctx.tenantId, created.id);
         await writeAudit(tx, {
           tenantId: ctx.tenantId,
           actor: { kind: 'user', id: ctx.principal.userId },
           action: 'kernel.upload',
           targetType: 'kernel_profile',
           targetId: created.id,
-          detail: { name: input.name, contentHash: set.hash, formats: rows.length, errors: set.errors.length },
+          detail: { name: input.name, source: fromDat ? 'trace_dat' : 'events_tree', contentHash: set.hash, formats: rows.length, errors: set.errors.length, compatJob: job.id },
         });
-        return { profile: created, newFormats: made.count };
+        return { profile: created, newFormats: made.count, jobId: job.id };
       });
+      ctx.deps.compatJobs?.kick();
       return {
         profile: toKernelProfileView(profile),
         errors: set.errors.map((e) => ({ path: e.path, message: e.error.message })),
         newFormats,
+        compatJobId: jobId,
       };
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;

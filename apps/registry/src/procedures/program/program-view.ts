@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { programSelect, versionSummarySelect } from '../../data/programs.js';
+import type { programSelect, versionDetailSelect, versionSummarySelect } from '../../data/programs.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { idSchema, iso, isoDate } from '../../schemas.js';
 
@@ -40,4 +40,16 @@ export function toProgramView(p: Prisma.ProgramGetPayload<{ select: typeof progr
 export function toVersionSummaryView(v: Prisma.ProgramVersionGetPayload<{ select: typeof versionSummarySelect }>): z.infer<typeof versionSummaryView> {
   const { yankedAt, yankReason, publishedAt, ...rest } = v;
   return { ...rest, publishedAt: iso(publishedAt), yanked: yankedAt ? { at: iso(yankedAt), reason: yankReason ?? '' } : null };
+}
+
+/** A version with its manifest and the verifier's report (never the artifact bytes). */
+export const versionDetailView = versionSummaryView.extend({
+  program: z.string(),
+  manifest: z.unknown(),
+  verifierReport: z.unknown(),
+});
+
+export function toVersionDetailView(v: Prisma.ProgramVersionGetPayload<{ select: typeof versionDetailSelect }>): z.infer<typeof versionDetailView> {
+  const { manifest, verifierReport, program, ...summary } = v;
+  return { ...toVersionSummaryView(summary), program: program.name, manifest, verifierReport };
 }

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { createDeployment, getDeployment, targetCounts } from '../../data/deployments.js';
+import { slugSchema } from '../../schemas.js';
+import { userProcedure } from '../../trpc.js';
+import { deploymentView, selectorSchema, toDeploymentView } from './deployment-view.js';
+
+export const deploymentCreateInput = z.strictObject({
+  /** Program name. */
+  name: slugSchema,
+  /** The version text, exactly as published (`1.2.0`). */
+  version: z.string().min(1).max(128),
+  /** `k=v,k2=v2`: agents whose labels include every pair. */
+  selector: selectorSchema,
+});
+export const deploymentCreateOutput = z.object({ deployment: deploymentView });
+
+/**
+ * `deployment.create` (publisher): deploys a version to every agent of the tenant whose labels
+ * match the selector, one target each; agents that enrol or are relabelled later join it.
+ */
+export const deploymentCreate = userProcedure('publisher')
+  .input(deploymentCreateInput)
+  .output(deploymentCreateOutput)
+  .mutation(async ({ ctx, input }) => {
+    const made = await ctx.db.$transaction(
+      (tx) => createDeployment(tx, { tenantId: ctx.tenantId, actor: { kind: 'user', id: ctx.principal.userId }, name: input.name, version: input.version, selector: input.selector }),
+      // Thousands of targets, and on a loaded server a wait for a pooled connection (default 2 s).
+      { timeout: 60_000, maxWait: 30_000 },
+    );
+    // Only the agents that got a target of it have other assignments now.
+    ctx.deps.fleet.invalidateAgents(ctx.tenantId, made.agentIds, made.id);
+    const d = await getDeployment(ctx.db, ctx.tenantId, made.id);
+    return { deployment: toDeploymentView(d, (await targetCounts(ctx.db, ctx.tenantId, [d.id])).get(d.id)) };
+  });

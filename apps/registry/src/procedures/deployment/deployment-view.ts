@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { type DeploymentRow, desiredStateOf, type TargetRow } from '../../data/deployments.js';
+import { idSchema, iso, isoDate } from '../../schemas.js';
+
+export const targetStatuses = ['pending', 'running', 'refused', 'failed', 'stopped'] as const;
+export const desiredStates = ['running', 'stopped'] as const;
+
+/**
+ * A label selector as text: `k=v,k2=v2` (exact match of every pair against agent labels). Keys as
+ * agent label keys; values without `,` or `=`.
+ */
+export const selectorSchema = z
+  .string()
+  .trim()
+  .min(1, 'a selector needs at least one k=v pair')
+  .max(1000)
+  .transform((text, ctx) => {
+    const out: Record<string, string> = {};
+    for (const part of text.split(',')) {
+      const m = /^\s*([A-Za-z0-9._/-]{1,63})\s*=\s*([^,=\p{Cc}]{0,63}?)\s*$/u.exec(part);
+      if (!m?.[1] || m[2] === undefined) {
+        ctx.addIssue({ code: 'custom', message: `selector: '${part}' is not k=v (keys: letters, digits, ._/-, up to 63; values up to 63, no , or =)` });
+        return z.NEVER;
+      }
+      if (m[1] in out) {
+        ctx.addIssue({ code: 'custom', message: `selector: key '${m[1]}' given twice` });
+        return z.NEVER;
+      }
+      out[m[1]] = m[2];
+    }
+    return out;
+  });
+
+/** `{env: "prod", zone: "a"}` → `env=prod,zone=a`. */
+export function formatSelector(selector: Record<string, string>): string {
+  return Object.entries(selector)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+}
+
+export const targetCountsView = z.object({
+  total: z.number().int(),
+  pending: z.number().int(),
+  running: z.number().int(),
+  refused: z.number().int(),
+  failed: z.number().int(),
+  stopped: z.number().int(),
+});
+
+export const deploymentView = z.object({
+  id: idSchema,
+  program: z.object({ name: z.string(), version: z.string() }),
+  versionId: idSchema,
+  digest: z.string(),
+  selector: z.record(z.string(), z.string()),
+  /** `env=prod,zone=a`. */
+  selectorText: z.string(),
+  desiredState: z.enum(desiredStates),
+  createdById: idSchema.nullable(),
+  createdAt: isoDate,
+  updatedAt: isoDate,
+  targets: targetCountsView,
+});
+export type DeploymentView = z.infer<typeof deploymentView>;
+
+export const targetView = z.object({
+  id: idSchema,
+  agentId: idSchema,
+  hostname: z.string(),
+  status: z.enum(targetStatuses),
+  /** Running while the deployment runs and the agent still matches the selector. */
+  desiredState: z.enum(desiredStates),
+  reason: z.string().nullable(),
+  /** The agent's last counters (`eventsSeen`, `eventsLost`, `runtimeNs`). */
+  counters: z.record(z.string(), z.number()).nullable(),
+  createdAt: isoDate,
+  updatedAt: isoDate,
+});
+export type TargetView = z.infer<typeof targetView>;
+
+export function toDeploymentView(d: DeploymentRow, counts: Record<string, number> | undefined): DeploymentView {
+  const c = counts ?? {};
+  const selector = d.selector as Record<string, string>;
+  return {
+    id: d.id,
+    program: { name: d.version.program.name, version: d.version.version },
+    versionId: d.versionId,
+    digest: d.version.digest,
+    selector,
+    selectorText: formatSelector(selector),
+    desiredState: d.desiredState,
+    createdById: d.createdById,
+    createdAt: iso(d.createdAt),
+    updatedAt: iso(d.updatedAt),
+    targets: {
+      total: Object.values(c).reduce((a, b) => a + b, 0),
+      pending: c.pending ?? 0,
+      running: c.running ?? 0,
+      refused: c.refused ?? 0,
+      failed: c.failed ?? 0,
+      stopped: c.stopped ?? 0,
+    },
+  };
+}
+
+export function toTargetView(t: TargetRow, d: DeploymentRow): TargetView {
+  const detail = (t.detail ?? null) as { counters?: Record<string, number> } | null;
+  return {
+    id: t.id,
+    agentId: t.agentId,
+    hostname: t.agent.hostname,
+    status: t.status,
+    desiredState: desiredStateOf(d, t.agent),
+    reason: t.reason,
+    counters: detail?.counters ?? null,
+    createdAt: iso(t.createdAt),
+    updatedAt: iso(t.updatedAt),
+  };
+}

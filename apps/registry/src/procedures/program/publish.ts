@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { profileBuildFormats } from '../../data/kernels.js';
+import { getProgram, parseSemver, publishVersion, readArtifact } from '../../data/programs.js';
+import { labelSchema, slugSchema } from '../../schemas.js';
+import { userProcedure } from '../../trpc.js';
+import { programView, toProgramView, toVersionDetailView, versionDetailView } from './program-view.js';
+
+/** The largest artifact accepted (base64 in the JSON body, within the 8 MiB request limit). */
+export const maxArtifactBytes = 4 * 1024 * 1024;
+
+export const semverSchema = z
+  .string()
+  .max(128)
+  .refine((s) => parseSemver(s) !== undefined, 'not a semantic version (semver.org): MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD]');
+
+export const programPublishInput = z.strictObject({
+  name: slugSchema,
+  /** Semantic version (semver.org): `1.2.3`, `1.0.0-rc.1`. */
+  version: semverSchema,
+  /** The ELF object (clang -target bpf) or Probeyard assembly text, base64. */
+  artifact: z
+    .string()
+    .min(1, 'artifact: empty')
+    .max(Math.ceil(maxArtifactBytes / 3) * 4, `artifact: larger than ${maxArtifactBytes} bytes`)
+    .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'artifact: not base64'),
+  /** Set on the program (a new one, or replacing the current text). */
+  description: z.string().max(2000).optional(),
+  tags: z.array(labelSchema).max(32).optional(),
+  /**
+   * A kernel profile of the tenant the artifact was built against: assembly field symbols
+   * resolve to its offsets, and hard-coded offsets of an object are named from its formats.
+   */
+  builtAgainst: slugSchema.optional(),
+});
+export const programPublishOutput = z.object({
+  program: programView,
+  version: versionDetailView,
+  /** False when this exact version with these exact bytes existed (nothing was written). */
+  created: z.boolean(),
+  /** The compat job computing this version on every kernel profile of the tenant (null when not created). */
+  compatJobId: z.string().nullable(),
+});
+
+/**
+ * `program.publish` (publisher): parse the artifact, verify every program in it, build the
+ * manifest, and store the version — and the program when it is new — with a compat job and an
+ * audit row, in one transaction. A program the verifier rejects is `UNPROCESSABLE_CONTENT` with
+ * its diagnostics, and nothing is stored; the same version with other bytes is `CONFLICT`, with
+ * the same bytes a no-op.
+ */
+export const programPublish = userProcedure('publisher')
+  .input(programPublishInput)
+  .output(programPublishOutput)
+  .mutation(async ({ ctx, input }) => {
+    const bytes = new Uint8Array(Buffer.from(input.artifact, 'base64'));
+    const builtAgainst = input.builtAgainst;
+    const read = await readArtifact(
+      bytes,
+      builtAgainst === undefined ? undefined : (events) => profileBuildFormats(ctx.db, ctx.tenantId, builtAgainst, events),
+    );
+    const r = await publishVersion(
+      ctx.db,
+      {
+        tenantId: ctx.tenantId,
+        actor: { kind: 'user', id: ctx.principal.userId },
+        name: input.name,
+        version: input.version,
+        bytes,
+        description: input.description,
+        tags: input.tags,
+      },
+      read,
+      ctx.deps.hooks,
+    );
+    if (r.created) ctx.deps.compatJobs?.kick();
+    const { versions: _, ...program } = await getProgram(ctx.db, ctx.tenantId, input.name);
+    return { program: toProgramView(program), version: toVersionDetailView(r.version), created: r.created, compatJobId: r.jobId };
+  });
