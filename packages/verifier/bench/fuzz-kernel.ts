@@ -220,17 +220,46 @@ if ('unavailable' in opened) {
 const kernel = opened;
 const count = Number(values.count);
 const show = Number(values.show);
-const tally = { bothAccept: 0, bothReject: 0, weAcceptKernelRejects: 0, unsafeAccepts: 0, weRejectKernelAccepts: 0 };
+const tally = {
+  bothAccept: 0,
+  bothReject: 0,
+  weAcceptKernelRejects: 0,
+  unsafeAccepts: 0,
+  weRejectKernelAccepts: 0,
+  /** accepted programs where precision cut the processed instructions */
+  precisionPruned: 0,
+  /** accepted only with precision (a pruning bug unless the exact run hit a limit) */
+  precisionOnly: 0,
+};
 const reasons = new Map<string, number>();
 const unsafe: string[] = [];
 const examples = new Map<string, string>();
 let ourMs = 0;
+let exactMs = 0;
 let kernelUs = 0;
 for (let n = 0; n < count; n++) {
+  if (n % 1000 === 0 && n > 0) process.stderr.write(`${n} programs\n`);
   const prog = rnd(2) ? { bytes: encodeInsns(randomProgram()), maps: MAPS } : mutated();
   const t = performance.now();
   const ours = verify(prog.bytes, { maps: prog.maps, timeLimitMs: 10_000, ...(xdp ? { context: { kind: 'xdp' as const } } : {}) });
   ourMs += performance.now() - t;
+  // the pruning itself: precision must never accept what exploring every scalar by range rejects
+  if (ours.ok) {
+    const te = performance.now();
+    const exact = verify(prog.bytes, {
+      maps: prog.maps,
+      insnLimit: 50_000,
+      timeLimitMs: 1_000,
+      precision: false,
+      ...(xdp ? { context: { kind: 'xdp' as const } } : {}),
+    });
+    exactMs += performance.now() - te;
+    if (exact.stats.insnsProcessed > ours.stats.insnsProcessed) tally.precisionPruned++;
+    if (!exact.ok && !/too large|time limit/.test(exact.diagnostics[0]!.message)) {
+      tally.precisionOnly++;
+      if (unsafe.length < show) unsafe.push(`${Buffer.from(prog.bytes).toString('hex')}\n  accepted only with precision; without: ${exact.diagnostics[0]!.message}`);
+    }
+  }
   const k = await kernel.load(prog.bytes, prog.maps, xdp ? 6 : 5);
   kernelUs += k.verificationUsec ?? 0;
   if (ours.ok && k.ok) tally.bothAccept++;
@@ -257,9 +286,12 @@ console.log(`agreement: ${agree}/${count} (${((agree / count) * 100).toFixed(2)}
 console.log(`  both accept ${tally.bothAccept}, both reject ${tally.bothReject}`);
 console.log(`  we reject, kernel accepts: ${tally.weRejectKernelAccepts}`);
 console.log(`  we accept, kernel rejects: ${tally.weAcceptKernelRejects} (memory-safety reason: ${tally.unsafeAccepts})`);
+console.log(
+  `precision: fewer instructions in ${tally.precisionPruned} accepted programs; accepted only with it: ${tally.precisionOnly} (check runs without it: ${exactMs.toFixed(0)} ms)`,
+);
 console.log(`time: ours ${ourMs.toFixed(0)} ms total, kernel ${(kernelUs / 1000).toFixed(0)} ms total (reported verification time)`);
 const top = [...reasons.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15);
 if (top.length) console.log(`disagreements by reason:\n${top.map(([r, c]) => `  ${c}  ${r}`).join('\n')}`);
 if (process.argv.includes('--examples')) for (const [k, v] of examples) console.log(`${k}\n  ${v}`);
 if (unsafe.length) console.log(`UNSAFE ACCEPTS (first ${unsafe.length}):\n${unsafe.join('\n')}`);
-process.exitCode = tally.unsafeAccepts > 0 ? 1 : 0;
+process.exitCode = tally.unsafeAccepts > 0 || tally.precisionOnly > 0 ? 1 : 0;

@@ -59,11 +59,13 @@ const maxS = (w: 32 | 64): bigint => (w === 64 ? S64_MAX : S32_MAX);
 
 /** Two's complement reinterpretation of the low `w` bits. */
 export function toSigned(x: bigint, w: 32 | 64): bigint {
+  // already a non-negative value of the width: the common case, no BigInt allocated
+  if (x >= 0n && x <= maxS(w)) return x;
   const m = maxU(w);
   x &= m;
   return x > maxS(w) ? x - m - 1n : x;
 }
-export const toUnsigned = (x: bigint, w: 32 | 64): bigint => x & maxU(w);
+export const toUnsigned = (x: bigint, w: 32 | 64): bigint => (x >= 0n && x <= maxU(w) ? x : x & maxU(w));
 
 const big = (a: bigint, b: bigint): bigint => (a > b ? a : b);
 const small = (a: bigint, b: bigint): bigint => (a < b ? a : b);
@@ -81,7 +83,11 @@ export const SCALAR_UNKNOWN: Scalar = {
 };
 
 export function scalarConst(v: bigint): Scalar {
-  // the hot path of straight-line code and counted loops: each BigInt operation allocates
+  // the hot path of straight-line code and counted loops: each BigInt operation allocates, so
+  // a small non-negative value (the common case) is used as it is for every bound
+  if (v >= 0n && v <= S32_MAX) {
+    return { t: { value: v, mask: 0n }, umin: v, umax: v, smin: v, smax: v, u32min: v, u32max: v, s32min: v, s32max: v };
+  }
   const u = v & U64;
   const lo = u & U32;
   const s = u > S64_MAX ? u - TWO_64 : u;

@@ -200,11 +200,13 @@ class IdMap {
  * (`regsafe`/`stacksafe`): registers in `live` (bit i = ri) compared, scalars by range inclusion
  * when `exact` is false. Scalar ids only matter for pointers (null checks).
  */
-function regCovers(old: Reg, cur: Reg, exact: boolean, ids: IdMap): boolean {
+function regCovers(old: Reg, cur: Reg, exact: boolean, ids: IdMap, precise = true): boolean {
   if (exact) return regEqual(old, cur) && ids.check(old.id, cur.id) && ids.check(old.refId, cur.refId);
   if (old.type === RegType.notInit) return true;
   if (old.type !== cur.type) return false;
   if (old.type === RegType.scalar) {
+    // a value that decides nothing from here on: any scalar will do
+    if (!precise) return true;
     // registers linked by a scalar id in `old` were refined together there; `cur` must link them too
     if (old.id !== 0 && !ids.check(old.id, cur.id)) return false;
     return scalarCovers(old.v, cur.v);
@@ -222,8 +224,13 @@ function regCovers(old: Reg, cur: Reg, exact: boolean, ids: IdMap): boolean {
   return ids.check(old.refId, cur.refId);
 }
 
-function slotCovers(old: Slot, cur: Slot, exact: boolean, ids: IdMap): boolean {
+/** Every byte initialized and no pointer spilled: a scalar of some value. */
+const isScalarSlot = (slot: Slot): boolean =>
+  slot.spilled ? slot.spilled.type === RegType.scalar : slot.bytes.every((b) => b !== Byte.invalid);
+
+function slotCovers(old: Slot, cur: Slot, exact: boolean, ids: IdMap, precise = true): boolean {
   if (old === cur) return true;
+  if (!exact && !precise && isScalarSlot(old) && isScalarSlot(cur)) return true;
   if (old.spilled) {
     if (!cur.spilled) {
       // an unknown spilled scalar covers plain initialized bytes
@@ -246,11 +253,26 @@ function slotCovers(old: Slot, cur: Slot, exact: boolean, ids: IdMap): boolean {
   return true;
 }
 
+/** Precise registers and stack slots of the only frame at one instruction (see precision.ts). */
+export interface PreciseSet {
+  regs: number;
+  slotsLo: number;
+  slotsHi: number;
+}
+
 /**
  * State subsumption at one instruction: `old` (fully explored) covers `cur`. `liveRegs(frame)`
  * gives the registers that may still be read in each frame (a bit set).
  */
-export function stateCovers(old: State, cur: State, exact: boolean, liveRegs: (frameNo: number) => number): boolean {
+export function stateCovers(
+  old: State,
+  cur: State,
+  exact: boolean,
+  liveRegs: (frameNo: number) => number,
+  precise: PreciseSet | null = null,
+): boolean {
+  // precision is known for single-frame programs only
+  const p = precise !== null && old.frames.length === 1 ? precise : null;
   if (old.frames.length !== cur.frames.length || old.refs.length !== cur.refs.length) return false;
   const ids = new IdMap();
   for (let f = 0; f < old.frames.length; f++) {
@@ -260,11 +282,12 @@ export function stateCovers(old: State, cur: State, exact: boolean, liveRegs: (f
     const live = liveRegs(f);
     for (let r = 0; r < 11; r++) {
       if (!exact && !(live & (1 << r))) continue;
-      if (!regCovers(of.regs[r]!, cf.regs[r]!, exact, ids)) return false;
+      if (!regCovers(of.regs[r]!, cf.regs[r]!, exact, ids, p === null || (p.regs & (1 << r)) !== 0)) return false;
     }
     const n = Math.max(of.stack.length, cf.stack.length);
     for (let k = 0; k < n; k++) {
-      if (!slotCovers(of.stack[k] ?? EMPTY_SLOT, cf.stack[k] ?? EMPTY_SLOT, exact, ids)) return false;
+      const precise = p === null || ((k < 32 ? p.slotsLo >>> k : p.slotsHi >>> (k - 32)) & 1) !== 0;
+      if (!slotCovers(of.stack[k] ?? EMPTY_SLOT, cf.stack[k] ?? EMPTY_SLOT, exact, ids, precise)) return false;
     }
   }
   for (let i = 0; i < old.refs.length; i++) {

@@ -137,6 +137,8 @@ export const formatTnum = (a: Tnum): string => `(0x${a.value.toString(16)}; 0x${
 /** Number of significant bits of a value in [0, 2^64). */
 export function bitLength(x: bigint): number {
   if (x === 0n) return 0;
+  // below 2^32 the double is exact and no shifted BigInt is allocated
+  if (x < 4294967296n) return 32 - Math.clz32(Number(x));
   const hi = Number(x >> 32n);
   if (hi !== 0) return 64 - Math.clz32(hi);
   return 32 - Math.clz32(Number(x));

@@ -90,6 +90,12 @@ export interface VerifyOptions {
    * 512). Linux 6.13+ on x86-64 gives tracing programs a private stack and skips it. Default false.
    */
   privateStack?: boolean;
+  /**
+   * Precision (default true): scalars that decide nothing compare as "any scalar" at prune points,
+   * and callback loops widen them (see precision.ts). false compares every scalar by range, for
+   * differential tests of the pruning itself.
+   */
+  precision?: boolean;
   /** 0 (default): no log; 1: instructions and states at branches; 2: state after every instruction. */
   logLevel?: 0 | 1 | 2;
   /** Maximum log lines kept (default 100,000). */

@@ -6,6 +6,7 @@ import { type Cfg, buildCfg } from './cfg.js';
 import { VerifierError } from './errors.js';
 import { Arg, type HelperProto, Ret, helperName, helperProto, mapTypeAllowsHelper } from './helper-protos.js';
 import { formatInsn, insnTextOf } from './insn-text.js';
+import { type Precision, computePrecision } from './precision.js';
 import { Alu, Atomic, CallKind, Cls, Jmp, Mode, Pseudo, aluOp, cls, isSrcReg, mode, sizeBytes } from './opcodes.js';
 import { type Program, decodeProgram } from './program.js';
 import {
@@ -17,6 +18,7 @@ import {
   isConst,
   normalize,
   refineCompare,
+  scalarEquals,
   scalarConst,
   scalarRange,
   signExtend,
@@ -103,6 +105,7 @@ interface Path {
   checkpoint: Checkpoint | null;
 }
 
+const NO_CHECKPOINTS: readonly never[] = [];
 const BRANCH_FALL = 2;
 const BRANCH_JUMP = 4;
 
@@ -114,7 +117,12 @@ const BRANCH_JUMP = 4;
  */
 export function verify(program: Uint8Array | Program, options: VerifyOptions = {}): VerifyResult {
   const p = program instanceof Uint8Array ? decodeProgram(program) : program;
-  return new Verifier(p, options).run();
+  const first = new Verifier(p, options, options.precision ?? true);
+  const result = first.run();
+  if (result.ok || first.widenings === 0) return result;
+  // widening lost a value the program needs exactly: the exact exploration decides
+  const exact = new Verifier(p, options, false).run();
+  return exact.ok ? exact : result;
 }
 
 class Verifier {
@@ -128,13 +136,17 @@ class Verifier {
   private readonly log: string[] = [];
   private readonly coverage: Uint8Array;
   /** Fully explored states per instruction (pruning). */
-  private readonly complete = new Map<number, Checkpoint[]>();
+  private complete: (Checkpoint[] | undefined)[] = [];
   /** Stored states by exact key, per instruction (infinite-loop detection). */
-  private readonly byKey = new Map<number, Map<number, Checkpoint[]>>();
+  private byKey: (Map<number, Checkpoint[]> | undefined)[] = [];
   /** Stored states still being explored, per instruction. */
-  private readonly inProgress = new Map<number, number>();
+  private inProgress = new Int32Array(0);
+  /** 1 at the first instruction of a callback (`cfg.callbackEntries`). */
+  private callbackEntry = new Uint8Array(0);
   private readonly accesses = new Map<string, FieldAccess>();
   private cfg!: Cfg;
+  /** Scalars that can still decide something, per instruction (null: all of them). */
+  private precision: Precision | null | undefined = undefined;
   private stackDepth: number[] = [];
   private nextId = 0;
   private processed = 0;
@@ -145,11 +157,15 @@ class Verifier {
   private liveStates = 0;
   private peakStates = 0;
   private pruned = 0;
+  /** Scalars widened at callback-loop entries (see `widenLoopScalars`). */
+  widenings = 0;
   private readonly started = Date.now();
 
   constructor(
     private readonly p: Program,
     private readonly options: VerifyOptions,
+    /** Precision and callback-loop widening (`VerifyOptions.precision`). */
+    private readonly usePrecision: boolean,
   ) {
     this.privileged = options.privileged ?? true;
     this.allowUninitStack = options.allowUninitStack ?? this.privileged;
@@ -169,6 +185,11 @@ class Verifier {
       diagnostic = this.diagnostic(problem.insnIndex, problem.message);
     } else {
       this.cfg = cfg!;
+      this.inProgress = new Int32Array(this.p.length);
+      this.callbackEntry = new Uint8Array(this.p.length);
+      for (const k of cfg!.callbackEntries) this.callbackEntry[k] = 1;
+      this.complete = new Array(this.p.length);
+      this.byKey = new Array(this.p.length);
       this.stackDepth = cfg!.subprogStarts.map(() => 0);
       try {
         this.explore();
@@ -351,10 +372,13 @@ class Verifier {
 
   /** Prune-point bookkeeping (`is_state_visited`). */
   private visit(state: State, i: number, ckpt: Checkpoint | null): Checkpoint | 'pruned' | null {
-    const live = this.liveFn(state, i);
+    // one live-register function for every visit (no closure per prune point)
+    this.liveState = state;
+    this.liveInsn = i;
+    const live = this.live;
     let looping = false;
     let key: number | null = null;
-    if (this.cfg.callbackEntries.has(i)) {
+    if (this.callbackEntry[i]) {
       // bpf_loop ends by itself: a callback entry covered by one on this path is a fixpoint
       for (const old of this.byInsn(i)) {
         if (old.branches > 0 && stateCovers(old.state, state, false, live)) {
@@ -362,20 +386,24 @@ class Verifier {
           return 'pruned';
         }
       }
-    } else if ((this.inProgress.get(i) ?? 0) > 0) {
+    } else if (this.inProgress[i]! > 0) {
       // an ancestor of this path is stored here: the same state again means no progress
       looping = true;
       key = stateKey(state);
-      for (const old of this.byKey.get(i)?.get(key) ?? []) {
+      for (const old of this.byKey[i]?.get(key) ?? NO_CHECKPOINTS) {
         if (old.branches > 0 && stateCovers(old.state, state, true, live)) {
           this.reject(i, `infinite loop detected at insn ${i}`);
         }
       }
     }
-    const done = this.complete.get(i);
+    const done = this.complete[i];
     if (done) {
+      // computed when first needed: many programs never compare with a finished state
+      if (this.precision === undefined) this.precision = this.usePrecision ? computePrecision(this.p, this.cfg) : null;
+      const pr = this.precision;
+      const precise = pr && { regs: pr.regs[i]!, slotsLo: pr.slotsLo[i]!, slotsHi: pr.slotsHi[i]! };
       for (const old of done) {
-        if (stateCovers(old.state, state, false, live)) {
+        if (stateCovers(old.state, state, false, live, precise)) {
           this.pruned++;
           return 'pruned';
         }
@@ -388,29 +416,31 @@ class Verifier {
     this.lastAddJumps = this.jumps;
     const c: Checkpoint = { state: cloneState(state), insnIndex: i, branches: 1, parent: ckpt, key: null };
     c.key = key ?? stateKey(state);
-    let keyed = this.byKey.get(i);
+    let keyed = this.byKey[i];
     if (!keyed) {
       keyed = new Map();
-      this.byKey.set(i, keyed);
+      this.byKey[i] = keyed;
     }
     const same = keyed.get(c.key);
     if (same) same.push(c);
     else keyed.set(c.key, [c]);
-    this.inProgress.set(i, (this.inProgress.get(i) ?? 0) + 1);
+    this.inProgress[i]!++;
     this.states++;
     this.liveStates++;
     if (this.liveStates > this.peakStates) this.peakStates = this.liveStates;
     return c;
   }
 
-  private liveFn(state: State, i: number): (f: number) => number {
+  private liveState: State | null = null;
+  private liveInsn = 0;
+  /** Registers that may still be read in frame f of `liveState` at `liveInsn`. */
+  private readonly live = (f: number): number => {
     const live = this.cfg.liveIn;
-    return (f: number) => {
-      if (f === state.frames.length - 1) return live[i]!;
-      const callsite = state.frames[f + 1]!.callsite;
-      return (live[callsite + 1]! & ~0x3f) | (1 << 10);
-    };
-  }
+    const state = this.liveState!;
+    if (f === state.frames.length - 1) return live[this.liveInsn]!;
+    const callsite = state.frames[f + 1]!.callsite;
+    return (live[callsite + 1]! & ~0x3f) | (1 << 10);
+  };
 
   private endPath(ckpt: Checkpoint | null): void {
     let c = ckpt;
@@ -427,23 +457,23 @@ class Verifier {
 
   /** Every in-progress state stored at instruction i. */
   private *byInsn(i: number): Iterable<Checkpoint> {
-    for (const list of this.byKey.get(i)?.values() ?? []) yield* list;
+    for (const list of this.byKey[i]?.values() ?? NO_CHECKPOINTS) yield* list;
   }
 
   /** A stored state whose every path has been explored: usable for pruning from now on. */
   private completed(c: Checkpoint): void {
     const i = c.insnIndex;
-    this.inProgress.set(i, this.inProgress.get(i)! - 1);
-    const same = c.key === null ? undefined : this.byKey.get(i)?.get(c.key);
+    this.inProgress[i]!--;
+    const same = c.key === null ? undefined : this.byKey[i]?.get(c.key);
     if (same) {
       const k = same.indexOf(c);
       if (k >= 0) same.splice(k, 1);
-      if (same.length === 0) this.byKey.get(i)!.delete(c.key!);
+      if (same.length === 0) this.byKey[i]!.delete(c.key!);
     }
-    let list = this.complete.get(i);
+    let list = this.complete[i];
     if (!list) {
       list = [];
-      this.complete.set(i, list);
+      this.complete[i] = list;
     }
     if (list.length >= MAX_STATES_PER_INSN) {
       list.shift();
@@ -1053,6 +1083,12 @@ class Verifier {
     const dstNo = p.dst[i]!;
     const d = this.readReg(s, i, dstNo);
     const fromReg = isSrcReg(op);
+    if (!fromReg && d.type === RegType.scalar && isConst(d.v)) {
+      // a known value against the immediate (counted loops): one way only, no scalar built
+      const goes = constCompare(o, constValue(d.v), is32 ? BigInt(p.imm[i]! >>> 0) : BigInt(p.imm[i]!), is32 ? 32 : 64);
+      this.coverage[i]! |= goes ? BRANCH_JUMP : BRANCH_FALL;
+      return goes ? target : i + 1;
+    }
     const src = fromReg ? this.readReg(s, i, p.src[i]!) : constReg(is32 ? BigInt(p.imm[i]! >>> 0) : BigInt(p.imm[i]!));
 
     let fall: State | null;
@@ -1237,6 +1273,7 @@ class Verifier {
       // the next iteration, explored as another path
       const again = cloneState(s);
       const start = this.enterCallback(again, top.callsite, top.subprogStart, top.callbackCtx);
+      if (this.usePrecision) this.widenLoopScalars(again, ckpt);
       if (ckpt) ckpt.branches++;
       work.push({ state: again, insnIndex: start, checkpoint: ckpt });
       return top.callsite + 1;
@@ -1260,6 +1297,53 @@ class Verifier {
     }
     if (!this.privileged && isPointer(r0)) this.reject(i, 'R0 leaks addr as return value');
     return -1;
+  }
+
+  /**
+   * Widening at the next iteration of a callback loop (the kernel's `widen_imprecise_scalars`):
+   * a scalar of a caller frame that differs from its value at the previous entry of this
+   * callback on the current path becomes unknown, so the entries reach a fixpoint (a counter in
+   * the caller's stack no longer makes every iteration a new state). Always sound: the state
+   * only grows. A value the program needs exactly is lost this way; `verify` then runs again
+   * without widening (see `widenedRun`).
+   */
+  private widenLoopScalars(next: State, ckpt: Checkpoint | null): void {
+    const top = curFrame(next);
+    const depth = next.frames.length;
+    let prev = ckpt;
+    while (prev) {
+      const ps = prev.state;
+      if (
+        prev.insnIndex === top.subprogStart &&
+        ps.frames.length === depth &&
+        ps.frames[depth - 1]!.callsite === top.callsite
+      ) {
+        break;
+      }
+      prev = prev.parent;
+    }
+    if (!prev) return;
+    for (let f = 0; f < depth - 1; f++) {
+      const old = prev.state.frames[f]!;
+      const cur = next.frames[f]!;
+      for (let r = 0; r < 11; r++) {
+        const w = widened(old.regs[r]!, cur.regs[r]!);
+        if (w) {
+          cur.regs[r] = w;
+          this.widenings++;
+        }
+      }
+      for (let k = 0; k < cur.stack.length; k++) {
+        const slot = cur.stack[k]!;
+        const o = old.stack[k]?.spilled;
+        if (!slot.spilled || !o) continue;
+        const w = widened(o, slot.spilled);
+        if (w) {
+          cur.stack[k] = { bytes: slot.bytes, spilled: w };
+          this.widenings++;
+        }
+      }
+    }
   }
 
   private callSubprog(s: State, i: number): number {
@@ -1523,13 +1607,18 @@ class Verifier {
 /** `a op b` on known values (BPF semantics, `w`-bit), or null for ops left to the bounds logic. */
 function constAlu(o: number, a: bigint, b: bigint, w: 32 | 64, signedDivMod: boolean): bigint | null {
   const m = w === 64 ? U64 : U32;
-  a &= m;
-  b &= m;
+  // masking allocates a BigInt: only when the value is outside [0, m]
+  if (a < 0n || a > m) a &= m;
+  if (b < 0n || b > m) b &= m;
   switch (o) {
-    case Alu.ADD:
-      return (a + b) & m;
-    case Alu.SUB:
-      return (a - b) & m;
+    case Alu.ADD: {
+      const r = a + b;
+      return r > m ? r & m : r;
+    }
+    case Alu.SUB: {
+      const r = a - b;
+      return r < 0n ? r & m : r;
+    }
     case Alu.MUL:
       return (a * b) & m;
     case Alu.AND:
@@ -1556,8 +1645,8 @@ function constAlu(o: number, a: bigint, b: bigint, w: 32 | 64, signedDivMod: boo
 /** Outcome of a conditional jump on known values. */
 function constCompare(o: number, a: bigint, b: bigint, w: 32 | 64): boolean {
   const m = w === 64 ? U64 : U32;
-  a &= m;
-  b &= m;
+  if (a < 0n || a > m) a &= m;
+  if (b < 0n || b > m) b &= m;
   switch (o) {
     case Jmp.JEQ:
       return a === b;
@@ -1640,8 +1729,10 @@ function stringHash(text: string): number {
   return h >>> 0;
 }
 
-const lo32 = (x: bigint): number => Number(BigInt.asUintN(32, x));
-const hi32 = (x: bigint): number => Number(BigInt.asUintN(32, x >> 32n));
+// Number(x) of a BigInt allocates nothing (unlike asUintN or >>): the low and high words of
+// the double are enough for a hash, since equal values give equal doubles
+const wordLo = (x: bigint): number => Number(x) | 0;
+const wordHi = (x: bigint): number => (Number(x) / 4294967296) | 0;
 const slotHashes = new WeakMap<Slot, number>();
 
 /** A hash of everything exact comparison looks at (a collision only costs a comparison). */
@@ -1653,11 +1744,10 @@ function regHash(r: Reg): number {
 }
 
 function scalarHash(v: Scalar): number {
-  let h = mix(lo32(v.t.value), hi32(v.t.value));
+  const h = mix(wordLo(v.t.value), wordHi(v.t.value));
   if (v.t.mask === 0n) return h;
-  h = mix(mix(h, lo32(v.t.mask)), hi32(v.t.mask));
-  for (const x of [v.umin, v.umax, v.smin, v.smax, v.u32min, v.u32max, v.s32min, v.s32max]) h = mix(mix(h, lo32(x)), hi32(x));
-  return h;
+  // the bounds follow from these in most states; a collision only costs a comparison
+  return mix(mix(mix(mix(h, wordLo(v.t.mask)), wordHi(v.t.mask)), wordLo(v.umax)), wordLo(v.smin));
 }
 const ZERO_OFFSET_HASH = scalarHash(ZERO_OFFSET);
 
@@ -1671,3 +1761,10 @@ function slotHash(slot: Slot): number {
   return h;
 }
 
+
+/** The widened register when a scalar changed between two loop entries (null: keep it). */
+function widened(old: Reg, cur: Reg): Reg | null {
+  if (old.type !== RegType.scalar || cur.type !== RegType.scalar) return null;
+  if (scalarEquals(old.v, cur.v) || scalarEquals(cur.v, SCALAR_UNKNOWN)) return null;
+  return UNKNOWN_SCALAR;
+}

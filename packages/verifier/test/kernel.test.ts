@@ -3,6 +3,7 @@
 // give the same verdict, and for rejections its log must hold our message as one of its lines.
 // Skips with a printed reason when the kernel's bpf() cannot be used here (not root, no gcc, not Linux).
 import { afterAll, describe, expect, it } from 'vitest';
+import { verify } from '../src/index.js';
 import { KernelLoader } from '../src/node/index.js';
 import { ACCEPTED, PACKET_ACCEPTED, PACKET_REJECTED, REJECTED } from './programs.js';
 import { asm } from './support.js';
@@ -26,5 +27,21 @@ describe.skipIf(!loader)('kernel verifier agrees', () => {
       const want = c.kernelMessage ?? c.reject;
       expect(k.log.split('\n').find((line) => line === want) ?? k.message).toBe(want);
     }
+  });
+});
+
+// Precision: where a value decides nothing, we explore no more than the kernel does (within 1.5x).
+describe.skipIf(!loader)('processed instructions in the kernel range', () => {
+  it.each([
+    'bpf_loop callback counting in the caller stack',
+    'bounded loop counting in the stack',
+    'fourteen branches whose only effect is a flag stored in the stack',
+  ])('%s', async (name) => {
+    const c = ACCEPTED.find((x) => x.name === name)!;
+    const { bytes, maps } = asm(c.source);
+    const k = await loader!.load(bytes, maps, 5);
+    const ours = verify(bytes, { maps });
+    expect([ours.ok, k.ok]).toEqual([true, true]);
+    expect(ours.stats.insnsProcessed).toBeLessThanOrEqual(Math.ceil((k.insnsProcessed ?? 0) * 1.5));
   });
 });

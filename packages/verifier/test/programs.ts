@@ -268,6 +268,118 @@ export const ACCEPTED: ProgramCase[] = [
       r0 = 0
       exit`,
   },
+  {
+    name: 'bpf_loop callback counting in the caller stack',
+    // precision: the counter decides nothing, so it is widened and the callback entries meet
+    // (Linux 6.18: 25 instructions processed; without widening the 1M limit after a minute)
+    source: `
+      *(u64 *)(r10 - 8) = 0
+      r1 = 100
+      ld_pseudo r2, 4, 8
+      r3 = r10
+      r3 += -8
+      r4 = 0
+      call bpf_loop
+      r0 = *(u64 *)(r10 - 8)
+      r0 = 0
+      exit
+      r3 = *(u64 *)(r2 + 0)
+      r3 += 1
+      *(u64 *)(r2 + 0) = r3
+      r0 = 0
+      exit`,
+  },
+  {
+    name: 'bounded loop counting in the stack',
+    source: `
+      r6 = 0
+      *(u64 *)(r10 - 8) = 0
+    loop:
+      r1 = *(u64 *)(r10 - 8)
+      r1 += 1
+      *(u64 *)(r10 - 8) = r1
+      r6 += 1
+      if r6 < 100 goto loop
+      r0 = 0
+      exit`,
+  },
+  {
+    name: 'fourteen branches whose only effect is a flag stored in the stack',
+    // precision: the flags decide nothing, so the two sides of each branch meet (2^14 paths otherwise)
+    source: `
+      call bpf_get_prandom_u32
+      r6 = 1
+      if r0 > 5 goto +1
+      r6 = 2
+      *(u64 *)(r10 - 8) = r6
+      call bpf_get_prandom_u32
+      r6 = 1
+      if r0 > 5 goto +1
+      r6 = 2
+      *(u64 *)(r10 - 16) = r6
+      call bpf_get_prandom_u32
+      r6 = 1
+      if r0 > 5 goto +1
+      r6 = 2
+      *(u64 *)(r10 - 24) = r6
+      call bpf_get_prandom_u32
+      r6 = 1
+      if r0 > 5 goto +1
+      r6 = 2
+      *(u64 *)(r10 - 32) = r6
+      call bpf_get_prandom_u32
+      r6 = 1
+      if r0 > 5 goto +1
+      r6 = 2
+      *(u64 *)(r10 - 40) = r6
+      call bpf_get_prandom_u32
+      r6 = 1
+      if r0 > 5 goto +1
+      r6 = 2
+      *(u64 *)(r10 - 48) = r6
+      call bpf_get_prandom_u32
+      r6 = 1
+      if r0 > 5 goto +1
+      r6 = 2
+      *(u64 *)(r10 - 56) = r6
+      call bpf_get_prandom_u32
+      r6 = 1
+      if r0 > 5 goto +1
+      r6 = 2
+      *(u64 *)(r10 - 64) = r6
+      call bpf_get_prandom_u32
+      r6 = 1
+      if r0 > 5 goto +1
+      r6 = 2
+      *(u64 *)(r10 - 72) = r6
+      call bpf_get_prandom_u32
+      r6 = 1
+      if r0 > 5 goto +1
+      r6 = 2
+      *(u64 *)(r10 - 80) = r6
+      call bpf_get_prandom_u32
+      r6 = 1
+      if r0 > 5 goto +1
+      r6 = 2
+      *(u64 *)(r10 - 88) = r6
+      call bpf_get_prandom_u32
+      r6 = 1
+      if r0 > 5 goto +1
+      r6 = 2
+      *(u64 *)(r10 - 96) = r6
+      call bpf_get_prandom_u32
+      r6 = 1
+      if r0 > 5 goto +1
+      r6 = 2
+      *(u64 *)(r10 - 104) = r6
+      call bpf_get_prandom_u32
+      r6 = 1
+      if r0 > 5 goto +1
+      r6 = 2
+      *(u64 *)(r10 - 112) = r6
+      r0 = 0
+      exit`,
+  },
 ];
 
 // XDP programs: packet pointers (PTR_TO_PACKET, _END, _META) and the ranges comparisons prove.
@@ -996,5 +1108,33 @@ export const REJECTED: ProgramCase[] = [
       r0 = 0
       exit`,
     reject: 'invalid read from stack off -16+0 size 8',
+  },
+  {
+    name: 'a flag stored in the stack and used later as a map value offset stays precise',
+    source: `
+      .map counts hash key=4 value=16 entries=16
+      call bpf_get_prandom_u32
+      r6 = 16
+      if r0 > 5 goto +1
+      r6 = 0
+      *(u64 *)(r10 - 16) = r6
+      call bpf_get_prandom_u32
+      r7 = 0
+      if r0 > 5 goto +1
+      r7 = 1
+      *(u64 *)(r10 - 24) = r7
+      *(u32 *)(r10 - 4) = 0
+      r2 = r10
+      r2 += -4
+      r1 = counts ll
+      call bpf_map_lookup_elem
+      if r0 == 0 goto out
+      r1 = *(u64 *)(r10 - 16)
+      r0 += r1
+      r0 = *(u8 *)(r0 + 0)
+    out:
+      r0 = 0
+      exit`,
+    reject: 'invalid access to map value, value_size=16 off=16 size=1',
   },
 ];

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { asm } from '../test/support.js';
+import { buildCfg } from './cfg.js';
+import { computePrecision } from './precision.js';
+import { decodeProgram } from './program.js';
+
+function precisionOf(source: string) {
+  const p = decodeProgram(asm(source).bytes);
+  return computePrecision(p, buildCfg(p, true).cfg!);
+}
+
+const R10 = 1 << 10;
+
+describe('computePrecision', () => {
+  // [program, instruction, precise registers, precise slots 0..31]
+  it.each([
+    ['a value only stored decides nothing', 'r6 = 1\n*(u64 *)(r10 - 8) = r6\nr0 = 0\nexit', 1, R10, 0],
+    [
+      'a stored value read back into a branch is precise, and its slot',
+      'r6 = 1\n*(u64 *)(r10 - 8) = r6\nr1 = *(u64 *)(r10 - 8)\nif r1 > 3 goto +0\nr0 = 0\nexit',
+      1,
+      R10 | (1 << 6),
+      0,
+    ],
+    [
+      'the slot between the store and the load',
+      'r6 = 1\n*(u64 *)(r10 - 8) = r6\nr1 = *(u64 *)(r10 - 8)\nif r1 > 3 goto +0\nr0 = 0\nexit',
+      2,
+      R10,
+      1,
+    ],
+    [
+      'a whole-slot store hides what the slot held before',
+      'r1 = *(u64 *)(r10 - 16)\n*(u64 *)(r10 - 16) = 0\nr2 = *(u64 *)(r10 - 16)\nif r2 > 3 goto +0\nr0 = 0\nexit',
+      1,
+      R10,
+      0,
+    ],
+    [
+      'a helper that reads memory makes every slot precise',
+      '.map m hash key=4 value=8 entries=4\n*(u64 *)(r10 - 8) = r6\nr2 = r10\nr2 += -8\nr1 = m ll\ncall bpf_map_lookup_elem\nr0 = 0\nexit',
+      0,
+      // the stored r6 (it lands in a precise slot), r3-r5 (arguments the call may read), not slot 0
+      R10 | (1 << 6) | (1 << 5) | (1 << 4) | (1 << 3),
+      0xfffffffe,
+    ],
+    [
+      'a load through a copied stack pointer makes every slot precise',
+      'r2 = r10\nr2 += -8\nr3 = *(u64 *)(r2 + 0)\nif r3 == 0 goto +0\nr0 = 0\nexit',
+      2,
+      R10 | (1 << 2),
+      0xffffffff,
+    ],
+    ['a scalar added to a register is precise (it may be pointer arithmetic)', 'r2 = r10\nr3 = 8\nr2 += r3\nr0 = 0\nexit', 2, R10 | (1 << 2) | (1 << 3), 0],
+  ])('%s', (_, source, insnIndex, regs, slotsLo) => {
+    const pr = precisionOf(source)!;
+    expect([pr.regs[insnIndex], pr.slotsLo[insnIndex]]).toEqual([regs, slotsLo]);
+  });
+
+  it('is not computed for programs with subprograms (every scalar stays precise)', () => {
+    expect(precisionOf('call pc+2\nr0 = 0\nexit\nr0 = 0\nexit')).toBeNull();
+  });
+});
