@@ -177,6 +177,9 @@ async function runLoad(url: string, fleet: Fleet) {
   const etags: (string | undefined)[] = new Array(fleet.agents.length).fill(undefined);
   const polled = new Uint8Array(fleet.agents.length);
   let notModified = 0;
+  // Every poll's latency by the 5-second window it started in: shows whether a high p99 is a
+  // burst (start-up, the mid-run redeploy) or steady queueing.
+  const windows: number[][] = [];
   let inFlight = 0;
   let maxInFlight = 0;
   let stop = false;
@@ -203,6 +206,8 @@ async function runLoad(url: string, fleet: Fleet) {
         else if (a.prod && !data.assignments?.length) rec.fail('wrong assignments');
         etags[i] = data.etag;
         rec.add(ms);
+        const w = Math.floor((t - start) / 5000);
+        (windows[w] ??= []).push(ms);
       }
     } catch (err) {
       rec.fail((err as Error).message);
@@ -271,7 +276,11 @@ async function runLoad(url: string, fleet: Fleet) {
   while (inFlight > 0) await new Promise((r) => setTimeout(r, 20));
   const w = warm.summary();
   const s = steady.summary();
-  return { elapsedS: elapsed, polls: w.count + s.count, pollsPerS: (w.count + s.count) / elapsed, notModified, maxInFlight, warm: w, steady: s, clientLag, redeployOutcome, uploads: uploads.summary(), batchesPerS: (uploads.summary().count * batchesPerUpload) / elapsed, redeployMs };
+  const byWindow = windows.map((v, k) => {
+    const sorted = Float64Array.from(v ?? []).sort();
+    return { fromS: k * 5, n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+  });
+  return { byWindow, elapsedS: elapsed, polls: w.count + s.count, pollsPerS: (w.count + s.count) / elapsed, notModified, maxInFlight, warm: w, steady: s, clientLag, redeployOutcome, uploads: uploads.summary(), batchesPerS: (uploads.summary().count * batchesPerUpload) / elapsed, redeployMs };
 }
 
 const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '-');
@@ -318,6 +327,7 @@ async function bench(backend: string) {
     console.log(`polls: ${r.polls} in ${fmt(r.elapsedS)} s = ${fmt(r.pollsPerS)}/s (${r.notModified} notModified), max in flight ${r.maxInFlight}`);
     console.log(`  first poll per agent (cold): n=${r.warm.count} p50 ${fmt(r.warm.p50)} ms  p99 ${fmt(r.warm.p99)} ms  max ${fmt(r.warm.max)} ms  errors ${r.warm.errors}`);
     console.log(`  later polls (steady):        n=${r.steady.count} p50 ${fmt(r.steady.p50)} ms  p99 ${fmt(r.steady.p99)} ms  max ${fmt(r.steady.max)} ms  errors ${r.steady.errors}`);
+    console.log(`  every poll by 5-s window (p50/p99 ms): ${r.byWindow.map((x) => `${x.fromS}s ${fmt(x.p50)}/${fmt(x.p99)}`).join(', ')}`);
     const sp = serverPolls.summary();
     console.log(`  inside the registry (its request log): n=${sp.count} p50 ${fmt(sp.p50)} ms  p99 ${fmt(sp.p99)} ms  max ${fmt(sp.max)} ms; ${retries} resets of idle kept-alive sockets retried`);
     const serverLag = /lag (\{.*\})/.exec(server.stderr())?.[1];
