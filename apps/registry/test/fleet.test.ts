@@ -222,6 +222,37 @@ describe.each(backends)('fleet on %s', (backend) => {
     });
   });
 
+  describe.skipIf(skip)('a change to many agents', () => {
+    it('reloads exactly the agents it touched, in one load, and leaves the others cached', async () => {
+      const { createContextFactory, createDeps } = await import('../src/context.js');
+      const { FleetState } = await import('../src/fleet/fleet-state.js');
+      const { createCaller } = await import('../src/router.js');
+      // A replica of its own with a low bulk threshold: 3 agents are "many".
+      const deps = createDeps(h.db.prisma, { fleet: new FleetState(h.db.prisma, { syncMs: 0, lastSeenFlushMs: 0, bulkThreshold: 2 }) });
+      const context = createContextFactory(deps);
+      const as = async (secret: string) => createCaller(await context({ authorization: `Bearer ${secret}` }));
+
+      const t = await h.tenant();
+      await insertVersion(h.db.prisma, t.id, 'p', '1.0.0');
+      const prod = [await enrol(t.owner, 'g1', { env: 'prod' }), await enrol(t.owner, 'g2', { env: 'prod' }), await enrol(t.owner, 'g3', { env: 'prod' })];
+      const dev = await enrol(t.owner, 'g4', { env: 'dev' });
+      const etags = new Map<string, string>();
+      for (const a of [...prod, dev]) etags.set(a.id, (await (await as(a.credential)).agent.poll()).etag);
+      const before = { ...deps.fleet.stats };
+
+      await (await as(t.ownerToken)).deployment.create({ name: 'p', version: '1.0.0', selector: 'env=prod' });
+      for (const a of prod) {
+        const r = await (await as(a.credential)).agent.poll({ etag: etags.get(a.id) });
+        expect(r.notModified === false && r.assignments.map((x) => `${x.program.name}@${x.program.version}:${x.desiredState}`)).toEqual(['p@1.0.0:running']);
+      }
+      expect((await (await as(dev.credential)).agent.poll({ etag: etags.get(dev.id) })).notModified).toBe(true);
+      expect(deps.fleet.stats.groupLoads - before.groupLoads).toBe(1);
+      expect(deps.fleet.stats.tenantLoads - before.tenantLoads).toBe(0);
+      expect(deps.fleet.stats.loads - before.loads).toBe(0);
+      await deps.fleet.close();
+    });
+  });
+
   describe.skipIf(skip)('two replicas on one database', () => {
     it("picks up the other replica's changes from the audit log, and until then answers from memory", async () => {
       const { createContextFactory, createDeps } = await import('../src/context.js');

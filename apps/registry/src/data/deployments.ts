@@ -214,6 +214,12 @@ export async function loadTenantAssignments(db: Db, tenantId: string): Promise<M
   return new Map(agents.map((a) => [a.id, toAssignments(a)]));
 }
 
+/** The given unrevoked agents of a tenant with their assignments (one query; others are absent). */
+export async function loadAgentsAssignments(db: Db, tenantId: string, agentIds: readonly string[]): Promise<Map<string, Assignment[]>> {
+  const agents = await db.agent.findMany({ where: { tenantId, revokedAt: null, id: { in: [...agentIds] } }, select: assignmentsSelect(tenantId) });
+  return new Map(agents.map((a) => [a.id, toAssignments(a)]));
+}
+
 function toAssignments(agent: Prisma.AgentGetPayload<{ select: ReturnType<typeof assignmentsSelect> }>): Assignment[] {
   const out: Assignment[] = [];
   for (const t of agent.targets) {

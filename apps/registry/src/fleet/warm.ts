@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RegistryDeps } from '../context.js';
 import type { Db } from '../db/open.js';
-import { type Assignment, loadTenantAssignments } from '../data/deployments.js';
+import { type Assignment, loadAgentsAssignments, loadTenantAssignments } from '../data/deployments.js';
 import type { CachedAssignments } from './fleet-state.js';
 
 /** The ETag of an assignment list: its content hash, so every replica gives the same one. */
@@ -12,6 +12,12 @@ export function assignmentsEtag(assignments: Assignment[]): string {
 /** Every agent of a tenant with its assignments and their ETag, for the poll cache. */
 export async function tenantAssignments(db: Db, tenantId: string): Promise<Map<string, CachedAssignments<Assignment[]>>> {
   const all = await loadTenantAssignments(db, tenantId);
+  return new Map([...all].map(([id, assignments]) => [id, { etag: assignmentsEtag(assignments), assignments }]));
+}
+
+/** The given agents of a tenant with their assignments and ETags (one query), for the poll cache. */
+export async function agentsAssignments(db: Db, tenantId: string, agentIds: readonly string[]): Promise<Map<string, CachedAssignments<Assignment[]>>> {
+  const all = await loadAgentsAssignments(db, tenantId, agentIds);
   return new Map([...all].map(([id, assignments]) => [id, { etag: assignmentsEtag(assignments), assignments }]));
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type Assignment, loadAssignments } from '../../data/deployments.js';
 import { notFound } from '../../errors.js';
-import { assignmentsEtag, tenantAssignments } from '../../fleet/warm.js';
+import { agentsAssignments, assignmentsEtag, tenantAssignments } from '../../fleet/warm.js';
 import { idSchema } from '../../schemas.js';
 import { agentProcedure } from '../../trpc.js';
 import { desiredStates } from '../deployment/deployment-view.js';
@@ -40,8 +40,12 @@ export const agentPoll = agentProcedure
     const { agentId } = ctx.principal;
     fleet.markSeen(agentId);
     let current = fleet.cachedAssignments<Assignment[]>(ctx.tenantId, agentId);
+    if (!current && (await fleet.ensureGroupLoaded(agentId, (tenantId, ids) => agentsAssignments(ctx.db, tenantId, ids)))) {
+      // One of many agents a change touched: all of them in one load, shared by their polls.
+      current = fleet.cachedAssignments<Assignment[]>(ctx.tenantId, agentId);
+    }
     if (!current) {
-      // First poll of the tenant since start (or since a change to many of its agents): all its
+      // First poll of the tenant since start (or since another replica changed it): all its
       // agents in one load, shared by the polls that arrive meanwhile.
       await fleet.ensureTenantLoaded(ctx.tenantId, () => tenantAssignments(ctx.db, ctx.tenantId));
       current = fleet.cachedAssignments<Assignment[]>(ctx.tenantId, agentId);
