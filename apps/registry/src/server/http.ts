@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { createContextFactory, type RegistryDeps, type RequestLog } from '../context.js';
-import { appRouter } from '../router.js';
+import { appRouter, createCaller } from '../router.js';
 import type { Logger } from './log.js';
 
 /** The largest request body the API reads (bigger requests get 413 before any work is done). */
@@ -54,6 +54,33 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
     },
   });
 
+  /**
+   * The hot path of a fleet: `agent.poll` as a plain GET (not batched) goes straight to a server
+   * caller, the same procedure with the same middleware, input and output validation, written in
+   * tRPC's response shape (`{"result":{"data":…}}`), without the fetch-API adaptation the generic
+   * handler does per request. Any error re-runs the request through that handler (a poll is a
+   * read), so errors keep exactly the generic handler's status codes and shape.
+   */
+  const fastQueries: Record<string, (caller: ReturnType<typeof createCaller>, input: unknown) => Promise<unknown>> = {
+    'agent.poll': (caller, input) => caller.agent.poll(input as Parameters<typeof caller.agent.poll>[0]),
+  };
+  const fastQuery = async (req: IncomingMessage, res: ServerResponse, url: URL, run: (typeof fastQueries)[string]): Promise<void> => {
+    try {
+      const raw = url.searchParams.get('input');
+      const input: unknown = raw === null ? undefined : JSON.parse(raw);
+      const ctx = await createContext({
+        authorization: req.headers.authorization,
+        ip: req.socket.remoteAddress,
+        requestId: (req.headers['x-request-id'] as string | undefined) ?? randomUUID(),
+      });
+      logs.set(req, ctx.log);
+      const data = await run(createCaller(ctx), input);
+      sendJson(res, 200, { result: { data } });
+    } catch {
+      trpc(req, res);
+    }
+  };
+
   const server = createServer((req, res) => {
     const started = performance.now();
     const url = new URL(req.url ?? '/', 'http://registry');
@@ -93,6 +120,8 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
       return;
     }
     req.url = `${url.pathname}${url.search}`;
+    const fast = req.method === 'GET' && !url.searchParams.has('batch') ? fastQueries[url.pathname.slice(6)] : undefined;
+    if (fast) return void fastQuery(req, res, url, fast);
     trpc(req, res);
   });
   server.requestTimeout = 60_000;
