@@ -75,6 +75,19 @@ describe.each(backends)('fleet over HTTP on %s', (backend) => {
       ['GET', 200],
       ['GET', 200],
     ]);
+    // The plain GET (the server's direct path) and a batched GET (tRPC's generic handler) answer
+    // the same bytes, and bad input gets the generic handler's 400 either way.
+    const auth = { authorization: `Bearer ${enrolled.credential}` };
+    const input = encodeURIComponent(JSON.stringify({ etag: first.etag }));
+    const plain = await fetch(`${registry.url}/trpc/agent.poll?input=${input}`, { headers: auth });
+    const batched = await fetch(`${registry.url}/trpc/agent.poll?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { etag: first.etag } }))}`, { headers: auth });
+    expect(plain.status).toBe(200);
+    expect(await plain.json()).toEqual((await batched.json())[0]);
+    for (const bad of ['%7Bnot-json', encodeURIComponent(JSON.stringify({ etag: 42 }))]) {
+      const r = await fetch(`${registry.url}/trpc/agent.poll?input=${bad}`, { headers: auth });
+      expect(r.status).toBe(400);
+      expect(await r.json()).toMatchObject({ error: { data: { code: expect.stringMatching(/^(BAD_REQUEST|PARSE_ERROR)$/) } } });
+    }
     const targetId = first.assignments[0]?.targetId ?? '';
     const art = await agent.agent.artifact.query({ targetId });
     expect(art.digest).toBe(v.digest);
