@@ -66,7 +66,9 @@ export async function run(argv: string[], io: CliIo = processIo): Promise<number
     return await command.run(rest, io);
   } catch (err) {
     if (err instanceof CliError) {
-      io.stderr(`probeyard ${name}: ${err.message}\n`);
+      // A registry message may already name the operation (`publish: …`): said once.
+      const message = err.message.startsWith(`${name}: `) ? err.message.slice(name.length + 2) : err.message;
+      io.stderr(`probeyard ${name}: ${message}\n`);
       return err.exitCode;
     }
     const code = (err as { code?: unknown }).code;

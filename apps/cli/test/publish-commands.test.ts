@@ -87,6 +87,11 @@ describe('publishing from the CLI', () => {
     const other = await cli(['publish', forkcomm, '--name', 'runqlat', '--version', '1.0.0']);
     expect(other.code).toBe(1);
     expect(other.err).toContain('runqlat@1.0.0 exists with other bytes');
+    expect(other.err).not.toContain('publish: publish:');
+    // Bad input is told in words, not as zod's JSON, and is a usage error.
+    const semver = await cli(['publish', runqlat, '--name', 'runqlat', '--version', '1.0']);
+    expect(semver.code).toBe(2);
+    expect(semver.err).toContain('invalid input: version: not a semantic version');
   });
 
   it('prints the verifier diagnostics of a rejected program and exits 1', async () => {

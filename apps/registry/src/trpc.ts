@@ -17,7 +17,10 @@ const t = initTRPC.context<Context>().create({
             : error.code === 'INTERNAL_SERVER_ERROR'
               ? // Database and library messages stay in the server log, not in answers.
                 'internal error (see the registry log)'
-              : shape.message,
+              : cause instanceof ZodError
+                ? // Bad input in words (`version: not a semantic version …`), not zod's JSON.
+                  `invalid input: ${cause.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ')}`
+                : shape.message,
       data: {
         ...shape.data,
         // The domain code, for clients to branch on; zod issues for bad input.
