@@ -82,7 +82,7 @@ describe.each(backends)('fleet over HTTP on %s', (backend) => {
     const plain = await fetch(`${registry.url}/trpc/agent.poll?input=${input}`, { headers: auth });
     const batched = await fetch(`${registry.url}/trpc/agent.poll?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { etag: first.etag } }))}`, { headers: auth });
     expect(plain.status).toBe(200);
-    expect(await plain.json()).toEqual((await batched.json())[0]);
+    expect(await plain.json()).toEqual(((await batched.json()) as unknown[])[0]);
     for (const bad of ['%7Bnot-json', encodeURIComponent(JSON.stringify({ etag: 42 }))]) {
       const r = await fetch(`${registry.url}/trpc/agent.poll?input=${bad}`, { headers: auth });
       expect(r.status).toBe(400);
