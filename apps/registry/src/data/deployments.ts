@@ -84,7 +84,12 @@ export async function createDeployment(tx: Tx, input: { tenantId: string; actor:
     data: { tenantId: input.tenantId, versionId: v.id, selector: input.selector, createdById: input.actor.kind === 'user' ? input.actor.id : null },
     select: { id: true },
   });
-  const agents = await tx.agent.findMany({ where: { tenantId: input.tenantId, revokedAt: null }, select: { id: true, labels: true } });
+  // The database picks the matching agents (one label equality per pair), so a deployment to
+  // 250 agents of 10,000 reads 250 rows; the same rule is checked again here.
+  const agents = await tx.agent.findMany({
+    where: { tenantId: input.tenantId, revokedAt: null, AND: Object.entries(input.selector).map(([k, v]) => ({ labels: { path: [k], equals: v } })) },
+    select: { id: true, labels: true },
+  });
   const matching = agents.filter((a) => matchesSelector(input.selector, (a.labels ?? {}) as Labels));
   for (let i = 0; i < matching.length; i += 5000) {
     await tx.deploymentTarget.createMany({
