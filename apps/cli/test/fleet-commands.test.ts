@@ -12,25 +12,14 @@ import { adminCommand } from '../src/commands/admin.js';
 import { deployCommand } from '../src/commands/deploy.js';
 import { deploymentsCommand } from '../src/commands/deployments.js';
 import { loadRegistryServer } from '../src/commands/serve.js';
-import { CliError, type CliIo } from '../src/io.js';
+import { CliError } from '../src/io.js';
 import { registryClient } from '../src/registry.js';
+import { bufferIo } from './support/buffer-io.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 600_000 });
 
 async function run(command: Command, args: string[]) {
-  const io = {
-    out: '',
-    err: '',
-    stdout: (t: string) => {
-      io.out += t;
-    },
-    stderr: (t: string) => {
-      io.err += t;
-    },
-    readStdin: async () => new Uint8Array(0),
-    readFile: async () => new Uint8Array(0),
-    writeFile: async () => {},
-  } satisfies CliIo & { out: string; err: string };
+  const io = bufferIo();
   let code: number;
   try {
     code = await command.run(args, io);

@@ -1,14 +1,14 @@
 // `probeyard publish`, `versions`, `yank`, `kernels upload|list|diff` and `compat NAME[@VERSION]`
 // against a real registry on PGlite over HTTP (its own compat job runner computes the matrix).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { prepareDataFolder } from '@probeyard/registry/testing';
 import { loadRegistryServer } from '../src/commands/serve.js';
-import { type CliIo, run } from '../src/main.js';
+import { run } from '../src/main.js';
+import { bufferIo } from './support/buffer-io.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 600_000 });
 
@@ -22,19 +22,7 @@ const traceDat = `${root}examples/recordings/sched-small.dat`;
 
 /** Runs `probeyard ARGS` as bin/probeyard does (errors become exit codes), with real files. */
 async function cli(args: string[]) {
-  const io = {
-    out: '',
-    err: '',
-    stdout: (t: string) => {
-      io.out += t;
-    },
-    stderr: (t: string) => {
-      io.err += t;
-    },
-    readStdin: async () => new Uint8Array(0),
-    readFile: async (p: string) => new Uint8Array(await readFile(p)),
-    writeFile: async () => {},
-  } satisfies CliIo & { out: string; err: string };
+  const io = bufferIo({ disk: true });
   const code = await run(args, io);
   return { code, out: io.out, err: io.err };
 }
