@@ -129,6 +129,13 @@ describe('registry over HTTP (PGlite)', () => {
     expect(r.body).toMatch(/too large/i);
     expect(await registry.db.prisma.tenant.count()).toBe(before);
   });
+
+  it('gives the typed client a readable 413', async () => {
+    const before = await registry.db.prisma.tenant.count();
+    const huge = client(registry.url, admin).tenant.create.mutate({ name: 'huge', ownerEmail: 'a@example.com', pad: 'x'.repeat(maxBodyBytes) } as never);
+    await expect(huge).rejects.toMatchObject({ message: expect.stringMatching(/^request too large: \d+ bytes, the limit is \d+$/), data: { code: 'PAYLOAD_TOO_LARGE', httpStatus: 413 } });
+    expect(await registry.db.prisma.tenant.count()).toBe(before);
+  });
 });
 
 describe('graceful shutdown', () => {

@@ -113,7 +113,12 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
       req.once('error', () => {});
       req.once('end', () =>
         sendJson(res, 413, {
-          error: { message: `request too large: ${declared} bytes, the limit is ${maxBodyBytes}`, data: { code: 'PAYLOAD_TOO_LARGE', httpStatus: 413 } },
+          // tRPC's error shape (JSON-RPC code -32013), so typed clients read it as a TRPCClientError.
+          error: {
+            message: `request too large: ${declared} bytes, the limit is ${maxBodyBytes}`,
+            code: -32013,
+            data: { code: 'PAYLOAD_TOO_LARGE', httpStatus: 413, path: url.pathname.slice(6) },
+          },
         }),
       );
       req.resume();

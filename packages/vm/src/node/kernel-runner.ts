@@ -1,6 +1,6 @@
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -49,9 +49,13 @@ export class KernelRunner {
     const digest = createHash('sha256').update(readFileSync(source)).digest('hex').slice(0, 12);
     const binary = join(tmpdir(), `probeyard-bpf-runner-${digest}`);
     if (!existsSync(binary)) {
+      // Built aside and renamed into place: a concurrent first run never executes a half-written file.
+      const building = `${binary}.${process.pid}.tmp`;
       try {
-        execFileSync('gcc', ['-O2', '-o', binary, source], { stdio: 'pipe' });
+        execFileSync('gcc', ['-O2', '-o', building, source], { stdio: 'pipe' });
+        renameSync(building, binary);
       } catch (e) {
+        rmSync(building, { force: true });
         return { unavailable: `gcc could not build bpf-runner: ${(e as Error).message.split('\n')[0]}` };
       }
     }
