@@ -3,7 +3,8 @@ import { helperName } from './helper-protos.js';
 import { Alu, Atomic, Cls, Jmp, Mode, Pseudo, aluOp, cls, isSrcReg, mode, sizeBytes } from './opcodes.js';
 import type { Program } from './program.js';
 
-const ALU_TEXT: Record<number, string> = {
+/** The kernel log's spelling of each ALU operation (`+=`, `s>>=`, …). */
+export const ALU_TEXT: Record<number, string> = {
   [Alu.ADD]: '+=',
   [Alu.SUB]: '-=',
   [Alu.MUL]: '*=',

@@ -5,7 +5,7 @@
 import { type Cfg, buildCfg } from './cfg.js';
 import { VerifierError } from './errors.js';
 import { Arg, type HelperProto, Ret, helperName, helperProto, mapTypeAllowsHelper } from './helper-protos.js';
-import { formatInsn, insnTextOf } from './insn-text.js';
+import { ALU_TEXT, formatInsn, insnTextOf } from './insn-text.js';
 import { type Precision, computePrecision } from './precision.js';
 import { Alu, Atomic, CallKind, Cls, Jmp, Mode, Pseudo, aluOp, cls, isSrcReg, mode, sizeBytes } from './opcodes.js';
 import { type Program, decodeProgram } from './program.js';
@@ -650,22 +650,9 @@ class Verifier {
 
   private pointerAlu(i: number, o: number, is64: boolean, d: Reg, src: Reg): Reg {
     const dst = this.p.dst[i]!;
-    const names: Record<number, string> = {
-      [Alu.ADD]: '+=',
-      [Alu.SUB]: '-=',
-      [Alu.MUL]: '*=',
-      [Alu.DIV]: '/=',
-      [Alu.OR]: '|=',
-      [Alu.AND]: '&=',
-      [Alu.LSH]: '<<=',
-      [Alu.RSH]: '>>=',
-      [Alu.MOD]: '%=',
-      [Alu.XOR]: '^=',
-      [Alu.ARSH]: 's>>=',
-    };
     if (isPointer(d) && isPointer(src)) {
       if (o === Alu.SUB && this.privileged) return UNKNOWN_SCALAR;
-      this.reject(i, `R${dst} pointer ${names[o]} pointer prohibited`);
+      this.reject(i, `R${dst} pointer ${ALU_TEXT[o]} pointer prohibited`);
     }
     if (!is64) {
       if (o === Alu.SUB && this.privileged) return scalarReg(scalarRange(0n, U32));
@@ -682,10 +669,10 @@ class Verifier {
       this.reject(i, `R${dst} pointer arithmetic on ${regTypeName(ptr)} prohibited`);
     }
     if (o === Alu.AND || o === Alu.OR || o === Alu.XOR) {
-      this.reject(i, `R${dst} bitwise operator ${names[o]} on pointer prohibited`);
+      this.reject(i, `R${dst} bitwise operator ${ALU_TEXT[o]} on pointer prohibited`);
     }
     if (o !== Alu.ADD && o !== Alu.SUB) {
-      this.reject(i, `R${dst} pointer arithmetic with ${names[o]} operator prohibited`);
+      this.reject(i, `R${dst} pointer arithmetic with ${ALU_TEXT[o]} operator prohibited`);
     }
     if (o === Alu.SUB && !isPointer(d)) this.reject(i, `R${dst} tried to subtract pointer from scalar`);
     const sv = scalar.v;
