@@ -1,9 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { type AssembledProgram, type AssemblerSyntax, assemble, encode, type FieldLayout, type FieldResolver, IsaError } from '@probeyard/isa';
 import { isFormatError, parseEventFormat } from '@probeyard/formats';
-import type { Command } from '../command.js';
+import { type Command, parseCommandArgs } from '../command.js';
 import { CliError, type CliIo, ExitCode } from '../io.js';
 
 const help = `usage: probeyard asm FILE|- [-o OUT] [--hex] [--syntax auto|conformance|llvm] [--program NAME] [--events DIR]
@@ -73,21 +72,17 @@ export function eventsTreeResolver(dir: string): FieldResolver {
 }
 
 function parse(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        output: { type: 'string', short: 'o' },
-        hex: { type: 'boolean', default: false },
-        syntax: { type: 'string', default: 'auto' },
-        program: { type: 'string' },
-        events: { type: 'string' },
-      },
-    });
-  } catch (err) {
-    throw new CliError(`${(err as Error).message}\n\n${help}`);
-  }
+  return parseCommandArgs(
+    args,
+    {
+      output: { type: 'string', short: 'o' },
+      hex: { type: 'boolean', default: false },
+      syntax: { type: 'string', default: 'auto' },
+      program: { type: 'string' },
+      events: { type: 'string' },
+    },
+    help,
+  );
 }
 
 export const asmCommand: Command = {

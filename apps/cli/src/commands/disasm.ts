@@ -1,7 +1,6 @@
-import { parseArgs } from 'node:util';
 import { isFormatError, readBpfObject } from '@probeyard/formats';
 import { decode, disassemble, type Instruction, type Syntax } from '@probeyard/isa';
-import type { Command } from '../command.js';
+import { type Command, parseCommandArgs } from '../command.js';
 import { CliError, ExitCode } from '../io.js';
 import { isaFailure, readInput } from './asm.js';
 
@@ -47,19 +46,15 @@ function looksLikeHexText(bytes: Uint8Array): boolean {
 }
 
 function parse(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        hex: { type: 'boolean', default: false },
-        syntax: { type: 'string', default: 'llvm' },
-        labels: { type: 'boolean', default: false },
-      },
-    });
-  } catch (err) {
-    throw new CliError(`${(err as Error).message}\n\n${help}`);
-  }
+  return parseCommandArgs(
+    args,
+    {
+      hex: { type: 'boolean', default: false },
+      syntax: { type: 'string', default: 'llvm' },
+      labels: { type: 'boolean', default: false },
+    },
+    help,
+  );
 }
 
 export const disasmCommand: Command = {

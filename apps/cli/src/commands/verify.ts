@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { type EventFormat, FormatError, findField, parseEventFormat, readBpfObject } from '@probeyard/formats';
 import { assemble, encode, IsaError } from '@probeyard/isa';
 import {
@@ -10,7 +9,7 @@ import {
   parseHexProgram,
   verify,
 } from '@probeyard/verifier';
-import type { Command } from '../command.js';
+import { type Command, parseCommandArgs } from '../command.js';
 import { CliError, type CliIo, ExitCode } from '../io.js';
 import { readInput } from './asm.js';
 
@@ -34,23 +33,19 @@ root), and lists every read of the event record by field.
 Exit codes: 0 accepted, 1 rejected (the reason is printed), 2 unusable input.`;
 
 function parse(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        hex: { type: 'boolean', default: false },
-        program: { type: 'string' },
-        event: { type: 'string' },
-        formats: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        log: { type: 'string' },
-        unprivileged: { type: 'boolean', default: false },
-      },
-    });
-  } catch (err) {
-    throw new CliError(`${(err as Error).message}\n\n${help}`);
-  }
+  return parseCommandArgs(
+    args,
+    {
+      hex: { type: 'boolean', default: false },
+      program: { type: 'string' },
+      event: { type: 'string' },
+      formats: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      log: { type: 'string' },
+      unprivileged: { type: 'boolean', default: false },
+    },
+    help,
+  );
 }
 
 interface Input {
