@@ -85,13 +85,29 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: postgresAdminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await c.end();
-    },
+    drop: () => dropPostgresDatabase(name),
   };
+}
+
+/**
+ * Drops a test database once the connections closed before it have left the server. `DROP ...
+ * WITH (FORCE)` kills a backend that is still processing its client's goodbye, and the client
+ * then reports that FATAL as an error of its own (an unhandled error that fails the run); the
+ * FORCE is kept for connections a failed test left open, after the wait.
+ */
+async function dropPostgresDatabase(name: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: postgresAdminUrl });
+  await admin.connect();
+  try {
+    for (let i = 0; i < 50; i++) {
+      const r = await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+      if (r.rows[0]?.n === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
 }
 
 /** A database of its own on `backend`, not yet migrated; `drop` removes it and its data folder. */
@@ -118,12 +134,7 @@ export async function openTestDatabase(backend: Backend, migrations?: string): P
     async drop() {
       await db.close();
       rmSync(dataDir, { recursive: true, force: true });
-      if (dbName) {
-        const admin = new pg.Client({ connectionString: postgresAdminUrl });
-        await admin.connect();
-        await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-        await admin.end();
-      }
+      if (dbName) await dropPostgresDatabase(dbName);
     },
   };
 }
@@ -181,7 +192,11 @@ export async function openHarness(backend: Backend): Promise<Harness> {
       ]);
       return { tenants, users, memberships, tokens, audit, agents, enrollments, programs, versions, kernelProfiles, compatResults, compatJobs };
     },
-    close: drop,
+    async close() {
+      // The fleet state's timers (audit sync, last-seen flush) must not query a closing database.
+      await deps.fleet.close();
+      await drop();
+    },
   };
   return h;
 }

@@ -69,10 +69,22 @@ export async function targetCounts(db: Db | Tx, tenantId: string, deploymentIds:
 }
 
 /**
+ * Serialises, per tenant, the transactions that match agents against deployments: a deployment
+ * being created reads the agents, an agent enrolling (or relabelled) reads the running
+ * deployments, and under READ COMMITTED neither sees the other's uncommitted row, so without this
+ * an agent enrolling while a deployment is created got no target of it. The lock is held to the
+ * end of the transaction; the read after it sees whatever the other committed.
+ */
+export async function lockTenantFleet(tx: Tx, tenantId: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`fleet:${tenantId}`}, 0))`;
+}
+
+/**
  * Makes a deployment of a version (by name@version) with one target per matching, unrevoked agent
  * of the tenant. A yanked version is refused.
  */
 export async function createDeployment(tx: Tx, input: { tenantId: string; actor: Actor; name: string; version: string; selector: Selector }) {
+  await lockTenantFleet(tx, input.tenantId);
   const v = await findVersion(tx, input.tenantId, input.name, input.version);
   if (v.yankedAt) {
     throw new RegistryError('conflict', `deployment create: ${input.name}@${input.version} is yanked${v.yankReason ? ` (${v.yankReason})` : ''} and cannot be deployed`, {
@@ -143,6 +155,7 @@ export async function stopDeployment(tx: Tx, tenantId: string, actor: Actor, id:
  * the agent is told to stop them at its next poll. Returns the deployments gained and lost.
  */
 export async function reconcileAgentTargets(tx: Tx, tenantId: string, actor: Actor, agentId: string, labels: Labels) {
+  await lockTenantFleet(tx, tenantId);
   const running = await tx.deployment.findMany({ where: { tenantId, desiredState: 'running' }, select: { id: true, selector: true } });
   const existing = await tx.deploymentTarget.findMany({ where: { tenantId, agentId, deploymentId: { in: running.map((d) => d.id) } }, select: { id: true, deploymentId: true, status: true } });
   const byDeployment = new Map(existing.map((t) => [t.deploymentId, t]));
