@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requeueRunningJobs } from '../src/data/compat.js';
+import { claimCompatJob, compatJobLeaseMs, requeueRunningJobs, runCompatJob } from '../src/data/compat.js';
 import { drainCompatJobs } from '../src/jobs/compat-runner.js';
 import { backends, type Harness, openHarness, skipReason } from './harness.js';
 
@@ -240,15 +240,49 @@ describe.each(backends)('publishing on %s', (backend) => {
       await drainCompatJobs(h.db.prisma);
       const r = await t.owner.program.publish({ name: 'runqlat', version: '1.0.0', artifact: b64(runqlat) });
       expect((await t.owner.compat.matrix()).cells).toEqual([]);
-      // As if the process had claimed it and died.
-      await h.db.prisma.compatJob.update({ where: { id: r.compatJobId ?? '' }, data: { status: 'running' } });
+      // As if a runner had claimed it and died: its lease still holds, so no other runner takes it.
+      const id = r.compatJobId ?? '';
+      const claimedAt = new Date();
+      await h.db.prisma.compatJob.update({ where: { id }, data: { status: 'running', leaseUntil: new Date(claimedAt.getTime() + compatJobLeaseMs) } });
       expect(await drainCompatJobs(h.db.prisma)).toBe(0);
-      expect(await requeueRunningJobs(h.db.prisma)).toBeGreaterThanOrEqual(1);
-      await drainCompatJobs(h.db.prisma);
-      expect((await t.owner.compat.job({ id: r.compatJobId ?? '' })).job).toMatchObject({ status: 'done', total: 1, done: 1 });
-      const audit = await h.db.prisma.auditEntry.findMany({ where: { tenantId: t.id, action: 'compat.job', targetId: r.compatJobId ?? '' } });
+      expect(await drainCompatJobs(h.db.prisma, undefined, { now: () => new Date(claimedAt.getTime() + compatJobLeaseMs - 1000) })).toBe(0);
+      // Once the lease lapsed, any runner (of any replica) takes it over.
+      expect(await drainCompatJobs(h.db.prisma, undefined, { now: () => new Date(claimedAt.getTime() + compatJobLeaseMs + 1000) })).toBe(1);
+      expect((await t.owner.compat.job({ id })).job).toMatchObject({ status: 'done', total: 1, done: 1 });
+      expect((await h.db.prisma.compatJob.findUniqueOrThrow({ where: { id } })).leaseUntil).toBeNull();
+      const audit = await h.db.prisma.auditEntry.findMany({ where: { tenantId: t.id, action: 'compat.job', targetId: id } });
       expect(audit.map((e) => [e.actorKind, e.detail])).toEqual([['system', { profileId: null, total: 1, computed: 1 }]]);
       expect((await t.owner.compat.matrix()).cells.map((c) => c.verdict)).toEqual(['relocated']);
+    });
+
+    it('hands a job back when its runner stops mid-way, renews the lease per step, and requeues leftovers of the only process', async () => {
+      const t = await h.tenant('compat-handback');
+      await t.owner.kernel.upload({ name: 'linux', tarball: tarball('linux-6.18') });
+      await t.owner.kernel.upload({ name: 'android', tarball: tarball('android-3.10.49') });
+      await drainCompatJobs(h.db.prisma);
+      const r = await t.owner.program.publish({ name: 'runqlat', version: '1.0.0', artifact: b64(runqlat) });
+      const id = r.compatJobId ?? '';
+      const start = new Date();
+      let now = start;
+      const clock = { now: () => now, leaseMs: 10_000 };
+      expect(await claimCompatJob(h.db.prisma, clock)).toBe(id);
+      expect((await h.db.prisma.compatJob.findUniqueOrThrow({ where: { id } })).leaseUntil).toEqual(new Date(start.getTime() + 10_000));
+      // Asked before the version and before each of its two profiles: stops before the second.
+      let asked = 0;
+      now = new Date(start.getTime() + 5_000);
+      expect(await runCompatJob(h.db.prisma, id, () => asked++ >= 2, clock)).toBe('stopped');
+      const handed = await h.db.prisma.compatJob.findUniqueOrThrow({ where: { id } });
+      expect([handed.status, handed.done, handed.total, handed.leaseUntil]).toEqual(['queued', 1, 2, null]);
+      // Another runner finishes it, computing only the missing pair.
+      expect(await drainCompatJobs(h.db.prisma)).toBe(1);
+      const audit = await h.db.prisma.auditEntry.findMany({ where: { tenantId: t.id, action: 'compat.job', targetId: id } });
+      expect(audit.map((e) => e.detail)).toEqual([{ profileId: null, total: 2, computed: 1 }]);
+      expect((await t.owner.compat.matrix()).cells).toHaveLength(2);
+
+      // The only process on its database (PGlite) requeues what it left running, lease or not.
+      await h.db.prisma.compatJob.update({ where: { id }, data: { status: 'running', leaseUntil: new Date(Date.now() + compatJobLeaseMs) } });
+      expect(await requeueRunningJobs(h.db.prisma)).toBeGreaterThanOrEqual(1);
+      expect(await h.db.prisma.compatJob.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'queued', leaseUntil: null });
     });
 
     it("computes every version on the kernel an agent reports, once per new profile", async () => {

@@ -181,29 +181,59 @@ export function listCompatJobs(db: Db, tenantId: string, opts: { limit: number; 
   });
 }
 
-/** Takes the oldest queued job (any tenant); undefined when none is left. Safe against other runners. */
-export async function claimCompatJob(db: Db): Promise<string | undefined> {
+/**
+ * How long a claimed job is its runner's without a sign of life. The runner renews it at every
+ * step (one version × profile pair: milliseconds), so only a runner that died lets it lapse.
+ */
+export const compatJobLeaseMs = 60_000;
+
+/** Clock and lease of the job functions (tests move the clock). */
+export interface JobClock {
+  now?: () => Date;
+  leaseMs?: number;
+}
+
+function leaseFrom(clock: JobClock): Date {
+  return new Date((clock.now?.() ?? new Date()).getTime() + (clock.leaseMs ?? compatJobLeaseMs));
+}
+
+/**
+ * Takes the oldest job that is queued, or running under a lease that lapsed (its runner died, on
+ * this replica or another), and leases it to the caller; undefined when there is none. The take
+ * is one conditional update, so of two runners only one gets a job.
+ */
+export async function claimCompatJob(db: Db, clock: JobClock = {}): Promise<string | undefined> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const next = await db.compatJob.findFirst({ where: { status: 'queued' }, orderBy: { id: 'asc' }, select: { id: true } });
+    const now = clock.now?.() ?? new Date();
+    const free: Prisma.CompatJobWhereInput = { OR: [{ status: 'queued' }, { status: 'running', OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }] }] };
+    const next = await db.compatJob.findFirst({ where: free, orderBy: { id: 'asc' }, select: { id: true } });
     if (!next) return undefined;
-    const claimed = await db.compatJob.updateMany({ where: { id: next.id, status: 'queued' }, data: { status: 'running' } });
+    const claimed = await db.compatJob.updateMany({ where: { id: next.id, ...free }, data: { status: 'running', leaseUntil: leaseFrom(clock) } });
     if (claimed.count === 1) return next.id;
   }
   return undefined;
 }
 
-/** Jobs left running by a process that stopped (crashed or shut down mid-job) go back to the queue. */
+/**
+ * At the start of the only process on a database (PGlite: the data folder is locked to one
+ * process), every running job is one a previous process left behind: back to the queue at once.
+ * On a shared PostgreSQL another replica may be running them; their leases say when they are free.
+ */
 export async function requeueRunningJobs(db: Db): Promise<number> {
-  return (await db.compatJob.updateMany({ where: { status: 'running' }, data: { status: 'queued' } })).count;
+  return (await db.compatJob.updateMany({ where: { status: 'running' }, data: { status: 'queued', leaseUntil: null } })).count;
 }
 
 /**
  * Runs one claimed job to its end: every pair of its scope without a current result is computed
- * and upserted; `done`/`total` show progress. `shouldStop` is asked between pairs: a stopped job
- * stays `running` and is requeued at the next start.
+ * and upserted; `done`/`total` show progress, and each step renews the lease. `shouldStop` is
+ * asked between pairs: a stopped job goes back to the queue for any runner to finish.
  */
-export async function runCompatJob(db: Db, jobId: string, shouldStop: () => boolean = () => false): Promise<'done' | 'failed' | 'stopped'> {
+export async function runCompatJob(db: Db, jobId: string, shouldStop: () => boolean = () => false, clock: JobClock = {}): Promise<'done' | 'failed' | 'stopped'> {
   const job = await db.compatJob.findUniqueOrThrow({ where: { id: jobId }, select: { tenantId: true, profileId: true } });
+  const stopped = async (): Promise<'stopped'> => {
+    await db.compatJob.updateMany({ where: { id: jobId, status: 'running' }, data: { status: 'queued', leaseUntil: null } });
+    return 'stopped';
+  };
   try {
     const profiles = await db.kernelProfile.findMany({
       where: { tenantId: job.tenantId, ...(job.profileId ? { id: job.profileId } : {}) },
@@ -220,19 +250,19 @@ export async function runCompatJob(db: Db, jobId: string, shouldStop: () => bool
     const todo: { versionId: string; profileId: string }[] = [];
     for (const v of versions) for (const p of profiles) if (!have.has(`${v.id}:${p.id}`)) todo.push({ versionId: v.id, profileId: p.id });
     let done = total - todo.length;
-    await db.compatJob.update({ where: { id: jobId }, data: { total, done }, select: { id: true } });
+    await db.compatJob.update({ where: { id: jobId }, data: { total, done, leaseUntil: leaseFrom(clock) }, select: { id: true } });
     // Versions in the outer loop: one spec parsed at a time, each profile loaded with that spec's events.
     const byVersion = new Map<string, string[]>();
     for (const t of todo) byVersion.set(t.versionId, [...(byVersion.get(t.versionId) ?? []), t.profileId]);
     for (const [versionId, profileIds] of byVersion) {
-      if (shouldStop()) return 'stopped';
+      if (shouldStop()) return await stopped();
       const v = await db.programVersion.findUnique({ where: { id: versionId }, select: { spec: true, manifest: true } });
       if (v) {
         const spec = specFromJson(v.spec);
         const manifest = v.manifest as unknown as Manifest;
         const events = eventsOfSpec(spec);
         for (const profileId of profileIds) {
-          if (shouldStop()) return 'stopped';
+          if (shouldStop()) return await stopped();
           const exists = await db.kernelProfile.findUnique({ where: { id: profileId }, select: { id: true } });
           if (exists) {
             const cell = computeCell(spec, manifest, await loadCompatProfile(db, profileId, events));
@@ -250,14 +280,14 @@ export async function runCompatJob(db: Db, jobId: string, shouldStop: () => bool
             }
           }
           done++;
-          await db.compatJob.update({ where: { id: jobId }, data: { done }, select: { id: true } });
+          await db.compatJob.update({ where: { id: jobId }, data: { done, leaseUntil: leaseFrom(clock) }, select: { id: true } });
         }
       } else {
         done += profileIds.length;
       }
     }
     await db.$transaction(async (tx) => {
-      await tx.compatJob.update({ where: { id: jobId }, data: { status: 'done', done, finishedAt: new Date() }, select: { id: true } });
+      await tx.compatJob.update({ where: { id: jobId }, data: { status: 'done', done, finishedAt: new Date(), leaseUntil: null }, select: { id: true } });
       await writeAudit(tx, {
         tenantId: job.tenantId,
         actor: { kind: 'system', id: null },
@@ -271,7 +301,7 @@ export async function runCompatJob(db: Db, jobId: string, shouldStop: () => bool
   } catch (err) {
     await db.compatJob.update({
       where: { id: jobId },
-      data: { status: 'failed', error: `compat job: ${(err as Error).message}`.slice(0, 2000), finishedAt: new Date() },
+      data: { status: 'failed', error: `compat job: ${(err as Error).message}`.slice(0, 2000), finishedAt: new Date(), leaseUntil: null },
       select: { id: true },
     });
     return 'failed';

@@ -1,7 +1,8 @@
 // The in-process runner of compat jobs (data/compat.ts): started by the server, woken when a
 // procedure queues a job and every few seconds (a job queued by another replica). Jobs live in the
-// database, so a job a stopped or killed process left behind is queued again at the next start.
-import { claimCompatJob, requeueRunningJobs, runCompatJob } from '../data/compat.js';
+// database and a running one is leased: a job a killed process left behind is taken over when its
+// lease lapses (at once at the next start when the database has one process only).
+import { claimCompatJob, type JobClock, requeueRunningJobs, runCompatJob } from '../data/compat.js';
 import type { Db } from '../db/open.js';
 import type { Logger } from '../server/log.js';
 
@@ -11,15 +12,26 @@ export interface JobNotifier {
 }
 
 /** Runs every queued job of the database, one after another, in this call. Returns how many ran. */
-export async function drainCompatJobs(db: Db, shouldStop: () => boolean = () => false): Promise<number> {
+export async function drainCompatJobs(db: Db, shouldStop: () => boolean = () => false, clock: JobClock = {}): Promise<number> {
   let ran = 0;
   for (;;) {
     if (shouldStop()) return ran;
-    const id = await claimCompatJob(db);
+    const id = await claimCompatJob(db, clock);
     if (id === undefined) return ran;
-    await runCompatJob(db, id, shouldStop);
+    await runCompatJob(db, id, shouldStop, clock);
     ran++;
   }
+}
+
+export interface CompatJobRunnerOptions {
+  /** How often to look for jobs queued elsewhere (or whose lease lapsed). Default 5 s. */
+  pollMs?: number;
+  /**
+   * The database has no other process (PGlite, locked to one): jobs left running are requeued at
+   * start instead of waiting for their leases.
+   */
+  exclusive?: boolean;
+  clock?: JobClock;
 }
 
 export class CompatJobRunner implements JobNotifier {
@@ -31,14 +43,16 @@ export class CompatJobRunner implements JobNotifier {
   constructor(
     private readonly db: Db,
     private readonly logger: Logger,
-    private readonly pollMs = 5_000,
+    private readonly opts: CompatJobRunnerOptions = {},
   ) {}
 
-  /** Requeues jobs left running by a previous process, then starts working. */
+  /** On an exclusive database requeues the jobs a previous process left running; then starts working. */
   async start(): Promise<void> {
-    const requeued = await requeueRunningJobs(this.db);
-    if (requeued > 0) this.logger({ level: 'info', msg: 'compat jobs requeued', count: requeued });
-    this.timer = setInterval(() => this.kick(), this.pollMs);
+    if (this.opts.exclusive) {
+      const requeued = await requeueRunningJobs(this.db);
+      if (requeued > 0) this.logger({ level: 'info', msg: 'compat jobs requeued', count: requeued });
+    }
+    this.timer = setInterval(() => this.kick(), this.opts.pollMs ?? 5_000);
     this.timer.unref();
     this.kick();
   }
@@ -53,7 +67,7 @@ export class CompatJobRunner implements JobNotifier {
       do {
         this.again = false;
         try {
-          const ran = await drainCompatJobs(this.db, () => this.stopped);
+          const ran = await drainCompatJobs(this.db, () => this.stopped, this.opts.clock);
           if (ran > 0) this.logger({ level: 'info', msg: 'compat jobs ran', count: ran });
         } catch (err) {
           if (!this.stopped) this.logger({ level: 'error', msg: 'compat job runner', error: (err as Error).message });
@@ -64,7 +78,7 @@ export class CompatJobRunner implements JobNotifier {
     });
   }
 
-  /** Stops between two (version, profile) pairs; an unfinished job is requeued at the next start. */
+  /** Stops between two (version, profile) pairs; an unfinished job goes back to the queue. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);

@@ -76,8 +76,9 @@ export async function startRegistry(opts: StartOptions): Promise<RunningRegistry
   let runner: CompatJobRunner | undefined;
   try {
     await ensureAdminCredential(opts.dataDir, db.prisma);
-    // Compat jobs left queued or running by a previous process are picked up again at start.
-    const jobs = new CompatJobRunner(db.prisma, logger);
+    // Compat jobs left queued or running by a previous process are picked up again: at once on
+    // PGlite (this process is the only one), when their lease lapses on a shared PostgreSQL.
+    const jobs = new CompatJobRunner(db.prisma, logger, { exclusive: db.kind === 'pglite' });
     runner = jobs;
     const deps = createDeps(db.prisma, {
       compatJobs: jobs,

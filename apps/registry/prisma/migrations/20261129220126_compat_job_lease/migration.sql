@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "CompatJob" ADD COLUMN     "leaseUntil" TIMESTAMP(3);
+
