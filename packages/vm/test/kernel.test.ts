@@ -2,7 +2,11 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMap, Errno, loadProgramOrThrow, MapType, RunStatus, STACK_REGION, Vm } from '../src/index.js';
 import { KernelProgType, KernelRunner } from '../src/node/index.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { parseEventFormat } from '@probeyard/formats';
+import { assembleForKernel } from './kernel-program.js';
 import { randomProgram } from './random-program.js';
+import { syscountSource } from './runtime.test-program.js';
 
 // The kernel as the reference: the same random programs through BPF_PROG_TEST_RUN (as XDP), and
 // the same map operation sequences through bpf(). Needs root and the bpf() syscall.
@@ -179,5 +183,42 @@ describe.skipIf(!kernel)('per-CPU maps against the kernel', () => {
       expect(m.update(key, user, 1)).toBe(await k.mapUpdate(fd, key, user, 1));
       await k.closeFd(fd);
     }
+  });
+});
+
+// Syscall counting attached in the kernel to a real tracepoint: the kernel runs it on its own
+// events (tracepoint programs have no test run) and reports its run count and run time.
+const tracefsRoot = ['/sys/kernel/tracing', '/sys/kernel/debug/tracing'].find((d) => existsSync(`${d}/events/raw_syscalls/sys_enter/id`));
+if (kernel && !tracefsRoot) console.log('kernel tracepoint test: skipped: tracefs (raw_syscalls/sys_enter) is not mounted');
+
+describe.skipIf(!kernel || !tracefsRoot)('a tracing program attached in the kernel', () => {
+  it('syscount counts every getppid() of the runner in its hash map, and the VM counts the same records alike', async () => {
+    const dir = `${tracefsRoot}/events/raw_syscalls/sys_enter`;
+    const format = parseEventFormat(readFileSync(`${dir}/format`, 'utf8'), { system: 'raw_syscalls' });
+    // the program reads `id` at offset 8, as a u64: true of this kernel's format, or the test is moot
+    expect(format.fields.find((f) => f.name === 'id')).toMatchObject({ byteOffset: 8, size: 8 });
+    const { insns, maps } = assembleForKernel(syscountSource);
+    const calls = 5000;
+    const got = await (kernel as KernelRunner).attachTracepoint({ tracepointId: format.id, syscalls: calls, insns, maps });
+    if (!got.ok) throw new Error(`the kernel refused: ${got.errno} ${got.log}`);
+    // every getppid() is a sys_enter of the runner; some other syscalls of the runner's (about
+    // 1 % here) are counted too, never the node's other processes
+    expect(got.map0Value).toBe(BigInt(calls));
+    expect(got.runs).toBeGreaterThanOrEqual(calls);
+    expect(got.runs).toBeLessThan(calls * 1.5);
+    expect(got.runTimeNs).toBeGreaterThan(0);
+
+    // The same bytes in the VM, on sys_enter records of getppid: the same count.
+    const vm = new Vm({ maps: maps.map((m, i) => createMap({ name: `m${i}`, ...m, flags: 0 })) });
+    const program = loadProgramOrThrow(insns, vm.loadOptions('syscount'));
+    const record = new Uint8Array(format.fixedSize);
+    const view = new DataView(record.buffer);
+    view.setUint16(0, format.id, true);
+    view.setBigUint64(8, BigInt(got.getppid), true);
+    for (let i = 0; i < calls; i++) expect(vm.run(program, record)).toBe(RunStatus.ok);
+    const key = new Uint8Array(4);
+    new DataView(key.buffer).setUint32(0, got.getppid, true);
+    const value = vm.maps[0]?.lookup(key);
+    expect(value && new DataView(value.buffer, value.byteOffset).getBigUint64(0, true)).toBe(BigInt(calls));
   });
 });

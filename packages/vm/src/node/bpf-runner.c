@@ -12,13 +12,21 @@
 //   delete <fd> <key hex>                                       -> ret <r>
 //   next <fd> <key hex|-> <key size>                            -> ret <r> <key hex|->
 //   close <fd>                                                  -> ret 0
+//   attach <tracepoint id> <syscalls> <insns hex> <maps|->
+//     loads a tracepoint program, attaches it to the tracepoint for this process only, makes
+//     <syscalls> getppid() calls, and reads the kernel's own run statistics (BPF_ENABLE_STATS
+//     while attached; the node's sysctl is not touched)
+//     -> ok <run count> <run time ns> <getppid's syscall number> <u64 value of that u32 key in map 0|->
+//     -> err <errno> <what failed, or the first verifier log line>
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/bpf.h>
+#include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -67,19 +75,22 @@ static int map_op(int cmd, int fd, const void *key, void *value, uint64_t flags)
 static uint8_t insns[1 << 20], data[1 << 16], out[1 << 16], buf[1 << 20], buf2[1 << 20];
 static char line[1 << 22], logbuf[1 << 16];
 
-static void run_prog(char *args) {
-  int type = atoi(strtok(args, " "));
-  int repeat = atoi(strtok(NULL, " "));
-  size_t ilen = unhex(strtok(NULL, " "), insns, sizeof(insns));
-  size_t dlen = unhex(strtok(NULL, " "), data, sizeof(data));
-  char *maps = strtok(NULL, " \n");
-  int fds[16], vsize[16], ents[16], nmaps = 0;
+static int fds[16], vsize[16], ents[16], nmaps;
+
+// Creates the maps of a "type:key:value:entries[=hex],..." list; 0, or -errno after an "err" line.
+static int make_maps(char *maps) {
+  nmaps = 0;
   if (maps && strcmp(maps, "-") != 0) {
     for (char *m = strtok(maps, ","); m; m = strtok(NULL, ",")) {
       int t, k, v, e;
       sscanf(m, "%d:%d:%d:%d", &t, &k, &v, &e);
       fds[nmaps] = map_create(t, k, v, e, 0);
-      if (fds[nmaps] < 0) { printf("err %d map create\n", -fds[nmaps]); return; }
+      if (fds[nmaps] < 0) {
+        int err = fds[nmaps];
+        printf("err %d map create\n", -err);
+        for (int i = 0; i < nmaps; i++) close(fds[i]);
+        return err;
+      }
       char *init = strchr(m, '=');
       if (init) {
         // initial value of key 0 (an array map), hex
@@ -93,6 +104,12 @@ static void run_prog(char *args) {
       nmaps++;
     }
   }
+  return 0;
+}
+
+// Puts the map fds into the lddw map references and loads the program; its fd, or -1 after an
+// "err" line (the maps are closed then).
+static int load_prog(int type, size_t ilen) {
   struct bpf_insn *p = (struct bpf_insn *)insns;
   size_t n = ilen / 8;
   for (size_t i = 0; i + 1 < n; i++) {
@@ -125,8 +142,20 @@ static void run_prog(char *args) {
     if (nl) *nl = 0;
     printf("err %d %s\n", e, last);
     for (int i = 0; i < nmaps; i++) close(fds[i]);
-    return;
+    return -1;
   }
+  return fd;
+}
+
+static void run_prog(char *args) {
+  int type = atoi(strtok(args, " "));
+  int repeat = atoi(strtok(NULL, " "));
+  size_t ilen = unhex(strtok(NULL, " "), insns, sizeof(insns));
+  size_t dlen = unhex(strtok(NULL, " "), data, sizeof(data));
+  if (make_maps(strtok(NULL, " \n")) < 0) return;
+  int fd = load_prog(type, ilen);
+  if (fd < 0) return;
+  union bpf_attr a;
   memset(&a, 0, sizeof(a));
   a.test.prog_fd = fd;
   a.test.data_in = (uint64_t)(uintptr_t)data;
@@ -154,6 +183,57 @@ static void run_prog(char *args) {
   for (int i = 0; i < nmaps; i++) close(fds[i]);
 }
 
+static void attach_prog(char *args) {
+  long id = atol(strtok(args, " "));
+  long calls = atol(strtok(NULL, " "));
+  size_t ilen = unhex(strtok(NULL, " "), insns, sizeof(insns));
+  if (make_maps(strtok(NULL, " \n")) < 0) return;
+  int fd = load_prog(BPF_PROG_TYPE_TRACEPOINT, ilen);
+  if (fd < 0) return;
+  union bpf_attr a;
+  memset(&a, 0, sizeof(a));
+  a.enable_stats.type = BPF_STATS_RUN_TIME;
+  int stats = (int)sys_bpf(BPF_ENABLE_STATS, &a);
+  struct perf_event_attr pa;
+  memset(&pa, 0, sizeof(pa));
+  pa.type = PERF_TYPE_TRACEPOINT;
+  pa.size = sizeof(pa);
+  pa.config = (uint64_t)id;
+  pa.sample_period = 1;
+  pa.wakeup_events = 1;
+  // this process on any CPU: the program sees the events the loop below makes (and a few more)
+  int pfd = stats < 0 ? -1 : (int)syscall(__NR_perf_event_open, &pa, 0, -1, -1, 0);
+  const char *failed = stats < 0 ? "enable stats" : pfd < 0 ? "perf_event_open" : NULL;
+  if (!failed && ioctl(pfd, PERF_EVENT_IOC_SET_BPF, fd) < 0) failed = "attach";
+  if (!failed && ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0) < 0) failed = "enable";
+  if (failed) {
+    printf("err %d %s\n", errno, failed);
+  } else {
+    for (long i = 0; i < calls; i++) syscall(SYS_getppid);
+    ioctl(pfd, PERF_EVENT_IOC_DISABLE, 0);
+    struct bpf_prog_info info;
+    memset(&info, 0, sizeof(info));
+    memset(&a, 0, sizeof(a));
+    a.info.bpf_fd = fd;
+    a.info.info_len = sizeof(info);
+    a.info.info = (uint64_t)(uintptr_t)&info;
+    if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a) < 0) {
+      printf("err %d prog info\n", errno);
+    } else {
+      printf("ok %llu %llu ", (unsigned long long)info.run_cnt, (unsigned long long)info.run_time_ns);
+      printf("%d ", (int)SYS_getppid);
+      uint32_t key = (uint32_t)SYS_getppid;
+      uint64_t value = 0;
+      if (nmaps > 0 && map_op(BPF_MAP_LOOKUP_ELEM, fds[0], &key, &value, 0) == 0) printf("%llu\n", (unsigned long long)value);
+      else puts("-");
+    }
+  }
+  if (pfd >= 0) close(pfd);
+  if (stats >= 0) close(stats);
+  close(fd);
+  for (int i = 0; i < nmaps; i++) close(fds[i]);
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   while (fgets(line, sizeof(line), stdin)) {
@@ -162,6 +242,8 @@ int main(void) {
     char *rest = cmd + strlen(cmd) + 1;
     if (strcmp(cmd, "prog") == 0) {
       run_prog(rest);
+    } else if (strcmp(cmd, "attach") == 0) {
+      attach_prog(rest);
     } else if (strcmp(cmd, "map") == 0) {
       int t = atoi(strtok(rest, " ")), k = atoi(strtok(NULL, " ")), v = atoi(strtok(NULL, " "));
       int e = atoi(strtok(NULL, " ")), f = atoi(strtok(NULL, " \n"));

@@ -23,6 +23,8 @@ export type KernelRunResult =
   | { ok: false; errno: number; log: string };
 
 const hex = (b: Uint8Array) => (b.length === 0 ? '-' : Buffer.from(b).toString('hex'));
+const mapList = (maps: KernelMapSpec[] | undefined) =>
+  maps?.length ? maps.map((m) => `${m.type}:${m.keySize}:${m.valueSize}:${m.maxEntries}${m.initialValue ? `=${hex(m.initialValue)}` : ''}`).join(',') : '-';
 const unhex = (s: string | undefined) => (s === undefined || s === '-' ? new Uint8Array(0) : new Uint8Array(Buffer.from(s, 'hex')));
 
 /**
@@ -91,13 +93,8 @@ export class KernelRunner {
     repeat?: number;
     maps?: KernelMapSpec[];
   }): Promise<KernelRunResult> {
-    const maps = options.maps?.length
-      ? options.maps
-          .map((m) => `${m.type}:${m.keySize}:${m.valueSize}:${m.maxEntries}${m.initialValue ? `=${hex(m.initialValue)}` : ''}`)
-          .join(',')
-      : '-';
     const line = await this.request(
-      `prog ${options.progType} ${options.repeat ?? 1} ${hex(options.insns)} ${hex(options.data ?? new Uint8Array(0))} ${maps}`,
+      `prog ${options.progType} ${options.repeat ?? 1} ${hex(options.insns)} ${hex(options.data ?? new Uint8Array(0))} ${mapList(options.maps)}`,
     );
     const parts = line.split(' ');
     if (parts[0] !== 'ok') return { ok: false, errno: Number(parts[1]), log: parts.slice(2).join(' ') };
@@ -108,6 +105,23 @@ export class KernelRunner {
       dataOut: unhex(parts[3]),
       mapValues: parts.slice(4).map(unhex),
     };
+  }
+
+  /**
+   * Loads a tracepoint program, attaches it to tracepoint `tracepointId` (its tracefs `id`) for
+   * the runner's own process, makes `syscalls` getppid() calls and returns the kernel's run
+   * statistics for the program (`run_cnt`, `run_time_ns` of `bpf_prog_info`, counted while the
+   * runner holds `BPF_ENABLE_STATS`), getppid's syscall number on this machine, and the u64
+   * value of that (u32) key in map 0 when there is one. Maps as in {@link runProgram}.
+   */
+  async attachTracepoint(options: { tracepointId: number; syscalls: number; insns: Uint8Array; maps?: KernelMapSpec[] }): Promise<
+    { ok: true; runs: number; runTimeNs: number; getppid: number; map0Value: bigint | undefined } | { ok: false; errno: number; log: string }
+  > {
+    const line = await this.request(`attach ${options.tracepointId} ${options.syscalls} ${hex(options.insns)} ${mapList(options.maps)}`);
+    const parts = line.split(' ');
+    if (parts[0] !== 'ok') return { ok: false, errno: Number(parts[1]), log: parts.slice(2).join(' ') };
+    const value = parts[4];
+    return { ok: true, runs: Number(parts[1]), runTimeNs: Number(parts[2]), getppid: Number(parts[3]), map0Value: value === '-' || value === undefined ? undefined : BigInt(value) };
   }
 
   async mapCreate(spec: KernelMapSpec, flags = 0): Promise<number> {
