@@ -209,7 +209,7 @@ describe.skipIf(!kernel || !tracefsRoot)('a tracing program attached in the kern
     expect(got.runTimeNs).toBeGreaterThan(0);
 
     // The same bytes in the VM, on sys_enter records of getppid: the same count.
-    const vm = new Vm({ maps: maps.map((m, i) => createMap({ name: `m${i}`, ...m, flags: 0 })) });
+    const vm = new Vm({ maps: maps.map((m, i) => createMap({ name: `m${i}`, ...m, type: m.type as MapType, flags: 0 })) });
     const program = loadProgramOrThrow(insns, vm.loadOptions('syscount'));
     const record = new Uint8Array(format.fixedSize);
     const view = new DataView(record.buffer);
