@@ -99,6 +99,30 @@ describe.runIf(skipReason === undefined)('live tracefs feed (root)', () => {
     expect(readdirSync(join(mount!.path, 'instances'))).not.toContain(name);
   }, 30_000);
 
+  it('does not feed on itself: tracing syscalls, its own reads stay few once it has caught up', async () => {
+    // Each read of trace_pipe_raw is a syscall; a reader that read again whenever a read returned
+    // anything would chase its own sys_enter events forever (it made ~60,000 reads a second).
+    const stream = openTracefsStream({ events: ['raw_syscalls:sys_enter'], tracefs: mount!, pollIntervalMs: 25 });
+    let own = 0;
+    let all = 0;
+    const until = Date.now() + 1000;
+    try {
+      for await (const batch of stream) {
+        for (let r = batch.next(); r; r = batch.next()) {
+          all++;
+          const f = r.format!;
+          if (readFieldNumber(r.view, r.recordOffset, f.commonFields.find((x) => x.name === 'common_pid')!) === process.pid) own++;
+        }
+        if (Date.now() > until) break;
+      }
+    } finally {
+      await stream.close();
+    }
+    // one read per CPU per poll while caught up (40 polls a second), plus Node's own syscalls
+    console.log(`tracefs live: ${own} of ${all} sys_enter records in 1 s were the reader's own process`);
+    expect(own).toBeLessThan(5000);
+  });
+
   it('accounts events the kernel lost when the reader falls behind', async () => {
     // A 8 KiB buffer per CPU and no reading while processes start: the kernel overwrites pages and
     // flags the next one read with the number it dropped.

@@ -56,6 +56,10 @@ export function unmountTracefs(m: TracefsMount): void {
   }
 }
 
+const hostLittleEndian = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+/** The data length bits of a sub-buffer's commit word (the two above are flags). */
+const commitLengthMask = 0x3fffffff;
+
 /** Options of {@link openTracefsStream}. */
 export interface TracefsStreamOptions {
   /** Events to enable, as `system:event` or `system/event`. */
@@ -232,10 +236,21 @@ export function openTracefsStream(options: TracefsStreamOptions): TracefsRecordS
     const cmdlinesPath = join(mount.path, 'saved_cmdlines');
     let cmdlines: Map<number, string> | undefined;
 
-    /** One poll: up to maxPages whole sub-buffers per CPU; EAGAIN ends a CPU's turn. */
+    // The commit word's low 32 bits (this host's byte order; the flags sit in bits 30 and 31).
+    const commitLow = headerPage.commitOffset + (headerPage.commitSize === 8 && !hostLittleEndian ? 4 : 0);
+    /** Whether the last poll stopped at maxPages on some CPU (it is behind: poll again at once). */
+    let behind = false;
+
+    /**
+     * One poll: up to maxPages sub-buffers per CPU. EAGAIN ends a CPU's turn, and so does a page
+     * less than half full: the kernel handed over the page it is writing, so this reader has
+     * caught up. Reading on then would only return the events its own reads make (a trace of
+     * syscalls feeds on itself); the next poll comes after the interval.
+     */
     const poll = (): MergedRecordReader<EventFormat> | undefined => {
       const readers: RecordReader<EventFormat>[] = [];
       let any = false;
+      behind = false;
       cpus.forEach((_cpu, i) => {
         const pages: { bytes: Uint8Array; view: DataView; length: number }[] = [];
         for (let n = 0; n < maxPages; n++) {
@@ -250,7 +265,10 @@ export function openTracefsStream(options: TracefsStreamOptions): TracefsRecordS
           }
           if (got <= 0) break;
           if (got < headerPage.dataOffset) continue;
-          pages.push({ bytes, view: new DataView(bytes.buffer), length: got });
+          const view = new DataView(bytes.buffer);
+          pages.push({ bytes, view, length: got });
+          if ((view.getUint32(commitLow, hostLittleEndian) & commitLengthMask) * 2 < headerPage.dataSize) break;
+          if (n === maxPages - 1) behind = true;
         }
         if (pages.length > 0) {
           any = true;
@@ -263,7 +281,7 @@ export function openTracefsStream(options: TracefsStreamOptions): TracefsRecordS
     const info: RecordStreamInfo<EventFormat> = {
       kind: 'tracefs',
       cpuCount: cpus.length,
-      littleEndian: new Uint8Array(Uint16Array.of(1).buffer)[0] === 1,
+      littleEndian: hostLittleEndian,
       longSize: headerPage.commitSize === 4 ? 4 : 8,
       format: (id) => formats.get(id),
       comm: (pid) => {
@@ -302,7 +320,7 @@ export function openTracefsStream(options: TracefsStreamOptions): TracefsRecordS
               const batch = new CountingBatch(merged, stats);
               batch.reset(Number.MAX_SAFE_INTEGER);
               yield batch;
-              continue;
+              if (behind || closed) continue;
             }
             await new Promise<void>((resolve) => {
               wake = resolve;
