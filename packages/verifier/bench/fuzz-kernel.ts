@@ -1,9 +1,13 @@
 // Differential fuzzing against the running kernel's verifier: random and mutated tracepoint
 // programs go to both; prints agreement and every program we accept that the kernel rejects for a
-// memory-safety reason (must be none). Needs root (bpf()) and gcc. `--xdp` fuzzes XDP programs
-// instead (packet pointers: data, data_end, data_meta, comparisons, packet reads and writes).
+// memory-safety reason (must be none). Every tracepoint program we accept is also run in
+// packages/vm, on both tiers, over random records: none may fault (the verifier's proof is what
+// lets the agent run it). Needs root (bpf()) and gcc. `--xdp` fuzzes XDP programs instead
+// (packet pointers: data, data_end, data_meta, comparisons, packet reads and writes; the VM has
+// no XDP context, so those are not run).
 //   pnpm --filter @probeyard/verifier fuzz:kernel -- --count 10000 [--seed 1] [--show 10] [--xdp]
 import { parseArgs } from 'node:util';
+import { createMap, loadProgram, type MapType, RunStatus, Vm, type VmTier } from '@probeyard/vm';
 import { type MapDef, encodeInsns, type RawInsn, verify } from '../src/index.js';
 import { KernelLoader } from '../src/node/index.js';
 import { asm } from '../test/support.js';
@@ -231,6 +235,51 @@ const tally = {
   /** accepted only with precision (a pruning bug unless the exact run hit a limit) */
   precisionOnly: 0,
 };
+/** Runs of accepted programs in packages/vm, by outcome. */
+const vmTally = { programs: 0, runs: 0, ok: 0, budget: 0, faults: 0, refused: 0, lacking: 0 };
+const vmFaults: string[] = [];
+/** Accepted programs the VM does not load because it lacks a helper or feature, by what it lacks. */
+const vmLacks = new Map<string, number>();
+// A tracepoint context may be read anywhere in [8, 8192) (PERF_MAX_TRACE_SIZE): a record that big.
+const record = new Uint8Array(8192);
+/** Runs an accepted program in the VM on both tiers, 4 records each; counts faults. */
+function runInVm(bytes: Uint8Array, maps: readonly MapDef[]): void {
+  vmTally.programs++;
+  for (const tier of ['compiled', 'interpreter'] as VmTier[]) {
+    const vm = new Vm({ tier, maps: maps.map((m, i) => createMap({ name: `m${i}`, type: m.type as MapType, keySize: m.keySize, valueSize: m.valueSize, maxEntries: m.maxEntries, flags: 0 })) });
+    const loaded = loadProgram(bytes, vm.loadOptions('fuzz'));
+    if (!loaded.ok) {
+      // a helper or feature the VM does not provide is a gap of the VM's, named at load (the
+      // agent refuses such a program); any other refusal is a disagreement with the verifier
+      const lacks = loaded.diagnostics.filter((d) => /^unknown helper|not supported/.test(d.message));
+      if (lacks.length === loaded.diagnostics.length) {
+        vmTally.lacking++;
+        for (const d of lacks) {
+          const what = d.message.replace(/^unknown helper \d+ \((.*)\)$/, 'helper $1').replace(/ \d+ is not supported/, ' is not supported');
+          vmLacks.set(what, (vmLacks.get(what) ?? 0) + 1);
+        }
+      } else {
+        vmTally.refused++;
+        const why = loaded.diagnostics.map((d) => `${d.insnIndex}: (${d.insnText}) ${d.message}`).join('; ');
+        if (vmFaults.length < show) vmFaults.push(`${Buffer.from(bytes).toString('hex')}\n  vm refused to load it: ${why}`);
+      }
+      return;
+    }
+    const program = loaded.program;
+    for (let k = 0; k < 4; k++) {
+      for (let i = 0; i < record.length; i++) record[i] = rnd(256);
+      vmTally.runs++;
+      const status = vm.run(program, record);
+      if (status === RunStatus.ok) vmTally.ok++;
+      else if (status === RunStatus.budgetExhausted) vmTally.budget++;
+      else {
+        vmTally.faults++;
+        if (vmFaults.length < show) vmFaults.push(`${Buffer.from(bytes).toString('hex')}\n  vm (${tier}) faulted: ${vm.fault?.message}`);
+      }
+    }
+  }
+}
+
 const reasons = new Map<string, number>();
 const unsafe: string[] = [];
 const examples = new Map<string, string>();
@@ -260,6 +309,7 @@ for (let n = 0; n < count; n++) {
       if (unsafe.length < show) unsafe.push(`${Buffer.from(prog.bytes).toString('hex')}\n  accepted only with precision; without: ${exact.diagnostics[0]!.message}`);
     }
   }
+  if (ours.ok && !xdp) runInVm(prog.bytes, prog.maps);
   const k = await kernel.load(prog.bytes, prog.maps, xdp ? 6 : 5);
   kernelUs += k.verificationUsec ?? 0;
   if (ours.ok && k.ok) tally.bothAccept++;
@@ -289,9 +339,16 @@ console.log(`  we accept, kernel rejects: ${tally.weAcceptKernelRejects} (memory
 console.log(
   `precision: fewer instructions in ${tally.precisionPruned} accepted programs; accepted only with it: ${tally.precisionOnly} (check runs without it: ${exactMs.toFixed(0)} ms)`,
 );
+if (!xdp) {
+  console.log(
+    `vm: ${vmTally.programs} accepted programs; ${vmTally.runs} runs on both tiers: ${vmTally.ok} ok, ${vmTally.budget} out of budget, ${vmTally.faults} faults; refused at load: ${vmTally.refused}; not loaded for a helper or feature the VM lacks: ${vmTally.lacking}`,
+  );
+  for (const [what, n] of [...vmLacks.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${n}  lacks ${what}`);
+}
 console.log(`time: ours ${ourMs.toFixed(0)} ms total, kernel ${(kernelUs / 1000).toFixed(0)} ms total (reported verification time)`);
 const top = [...reasons.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15);
 if (top.length) console.log(`disagreements by reason:\n${top.map(([r, c]) => `  ${c}  ${r}`).join('\n')}`);
 if (process.argv.includes('--examples')) for (const [k, v] of examples) console.log(`${k}\n  ${v}`);
 if (unsafe.length) console.log(`UNSAFE ACCEPTS (first ${unsafe.length}):\n${unsafe.join('\n')}`);
-process.exitCode = tally.unsafeAccepts > 0 || tally.precisionOnly > 0 ? 1 : 0;
+if (vmFaults.length) console.log(`ACCEPTED BUT FAULTED OR REFUSED IN THE VM (first ${vmFaults.length}):\n${vmFaults.join('\n')}`);
+process.exitCode = tally.unsafeAccepts > 0 || tally.precisionOnly > 0 || vmTally.faults > 0 || vmTally.refused > 0 ? 1 : 0;
