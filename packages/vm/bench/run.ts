@@ -9,7 +9,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, release } from 'node:os';
 import { join } from 'node:path';
+import type { EventFormat } from '@probeyard/formats';
+import { openTraceDatFile } from '@probeyard/formats/node';
 import {
+  createMap,
   EventRuntime,
   type EventRecord,
   type LoadedProgram,
@@ -21,7 +24,17 @@ import {
   type VmTier,
 } from '../src/index.js';
 import { KernelProgType, KernelRunner } from '../src/node/index.js';
-import { countByTypeSource } from '../test/runtime.test-program.js';
+import { assembleForKernel } from '../test/kernel-program.js';
+import { countByTypeSource, syscountSource } from '../test/runtime.test-program.js';
+
+/** A tracepoint's id from the mounted tracefs, or undefined. */
+function readTracepointId(system: string, event: string): number | undefined {
+  for (const root of ['/sys/kernel/tracing', '/sys/kernel/debug/tracing']) {
+    const f = join(root, 'events', system, event, 'id');
+    if (existsSync(f)) return Number(readFileSync(f, 'utf8').trim());
+  }
+  return undefined;
+}
 import { readTracePipeRaw } from '../test/trace-pipe-raw.js';
 
 const corpus = ['../../../shared/corpus', '/work/shared/corpus']
@@ -263,6 +276,69 @@ if (existsSync(join(tracefs, 'cpu0.raw'))) {
       'n/a',
       'n/a',
     ]);
+  }
+}
+
+// (c) the issue's tracing workload: syscall counting into a hash map, per sys_enter event. The VM
+// runs it over the sys_enter records of the corpus's big trace.dat (recorded by trace-cmd); the
+// kernel runs the same bytes attached to raw_syscalls/sys_enter (tracepoint programs have no test
+// run) on getppid() calls, and reports its own run count and run time (BPF_ENABLE_STATS, which
+// adds its two clock reads to every run).
+const bigDat = join(corpus, 'trace-dat/big/big.dat');
+if (existsSync(bigDat)) {
+  const file = openTraceDatFile(bigDat);
+  const records: Uint8Array[] = [];
+  let enter: EventFormat | undefined;
+  const it = file.reader.records();
+  for (let r = it.next(); r && records.length < 100_000; r = it.next()) {
+    if (r.format?.name !== 'sys_enter') continue;
+    enter = r.format;
+    records.push(new Uint8Array(r.view.buffer, r.view.byteOffset + r.recordOffset, r.recordLength).slice());
+  }
+  const idField = enter?.fields.find((f) => f.name === 'id');
+  if (!enter || idField?.byteOffset !== 8 || idField.size !== 8) {
+    console.log(`syscount: skipped: big.dat's sys_enter has no 8-byte id at offset 8 (${idField ? `offset ${idField.byteOffset}` : 'no id field'})`);
+  } else {
+    const { insns: syscount, maps: syscountMaps } = assembleForKernel(syscountSource);
+    const perEvent: number[][] = tiers.map(() => []);
+    const sys = tiers.map((tier) => {
+      const vm = new Vm({ tier, maps: syscountMaps.map((m, i) => createMap({ name: `m${i}`, ...m, type: m.type as MapType, flags: 0 })) });
+      return { vm, program: loadProgramOrThrow(syscount, vm.loadOptions('syscount')) };
+    });
+    const kernelRuns: number[] = [];
+    const tpId = kernel ? readTracepointId('raw_syscalls', 'sys_enter') : undefined;
+    let insnPerEvent = 0;
+    for (let r = 0; r < rounds + 1; r++) {
+      sys.forEach(({ vm, program }, t) => {
+        const c0 = cpuNs();
+        let n = 0;
+        for (const rec of records) {
+          if (vm.run(program, rec) !== RunStatus.ok) throw new Error(`syscount faulted: ${vm.fault?.message}`);
+          n += vm.insnCount;
+        }
+        insnPerEvent = n / records.length;
+        if (r > 0) perEvent[t]?.push((cpuNs() - c0) / records.length);
+      });
+      if (kernel && tpId !== undefined) {
+        const k = await kernel.attachTracepoint({ tracepointId: tpId, syscalls: 200_000, insns: syscount, maps: syscountMaps });
+        if (!k.ok) throw new Error(`the kernel refused syscount: ${k.errno} ${k.log}`);
+        if (r > 0) kernelRuns.push(k.runTimeNs / k.runs);
+      }
+    }
+    const kEvent = kernelRuns.length ? median(kernelRuns) : undefined;
+    tiers.forEach((tier, t) => {
+      const ev = median(perEvent[t] as number[]);
+      rows.push([
+        `syscount, ${records.length.toLocaleString('en')} sys_enter records of big.dat [${tier}]`,
+        `${insnPerEvent.toFixed(1)}/event`,
+        `(cpu ${(ev / insnPerEvent).toFixed(3)})`,
+        `${ev.toFixed(0)} ns/event (cpu)`,
+        kEvent === undefined ? 'n/a' : 'attached to sys_enter',
+        kEvent === undefined ? 'n/a' : `${kEvent.toFixed(1)} ns/run (run_time_ns/run_cnt)`,
+        kEvent === undefined ? 'n/a' : `${(ev / kEvent).toFixed(1)}x`,
+      ]);
+      if (kEvent !== undefined) ratios.push(`syscount per event [${tier}]: ${(ev / kEvent).toFixed(1)}x the kernel JIT's run time`);
+    });
   }
 }
 
