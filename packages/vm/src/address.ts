@@ -28,6 +28,11 @@ export const CONTEXT_REGION = 1;
 export const STACK_REGION = 2;
 /** High half of a map handle (a `BPF_PSEUDO_MAP_FD` load); the low half is the map index. */
 export const MAP_HANDLE_REGION = 0x7ffffff0;
+/**
+ * High half of a callback's address (a `BPF_PSEUDO_FUNC` load, what `bpf_loop` takes); the low
+ * half is the instruction index of the callback. Like a map handle, not dereferenceable.
+ */
+export const FUNC_REGION = 0x7ffffff1;
 /** Bytes of one stack frame (`MAX_BPF_STACK`). */
 export const STACK_FRAME_SIZE = 512;
 /** Deepest BPF-to-BPF call chain (`MAX_CALL_FRAMES`). */

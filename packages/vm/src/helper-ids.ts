@@ -23,6 +23,7 @@ export const HelperId = {
   probeReadUserStr: 114,
   probeReadKernelStr: 115,
   ktimeGetBootNs: 125,
+  loop: 181,
   ringbufOutput: 130,
   ringbufReserve: 131,
   ringbufSubmit: 132,

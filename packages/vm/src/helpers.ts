@@ -292,6 +292,13 @@ const ringbufQuery: HelperFn = (vm) => {
   return HelperAction.next;
 };
 
+/**
+ * `bpf_loop` is run by the interpreter itself (its callback is a BPF-to-BPF call per iteration,
+ * see Vm.interpret); this entry makes the id known at load. Reached only through a `callx` of a
+ * compiled program, which has no way to call back into BPF.
+ */
+const loopOutsideInterpreter: HelperFn = (vm) => vm.helperFault('bpf_loop: called through callx on the compiled tier, which cannot run its callback');
+
 /** The helpers every VM has unless told otherwise, by kernel helper id. */
 export const standardHelpers: ReadonlyMap<number, HelperFn> = new Map<number, HelperFn>([
   [HelperId.mapLookupElem, mapLookupElem],
@@ -318,6 +325,7 @@ export const standardHelpers: ReadonlyMap<number, HelperFn> = new Map<number, He
   [HelperId.ringbufSubmit, ringbufCommit(false)],
   [HelperId.ringbufDiscard, ringbufCommit(true)],
   [HelperId.ringbufQuery, ringbufQuery],
+  [HelperId.loop, loopOutsideInterpreter],
 ]);
 
 /** Forgets cached `comm`s (call when the node's saved_cmdlines changed). */

@@ -174,6 +174,11 @@ export const Code = {
   addImmJltReg: 144,
   /** `gotol` (JMP32 `ja`: the offset is in imm); after the superinstructions, its id came last. */
   gotol: 145,
+  /**
+   * Never a slot's id: the interpreter's own step after a `bpf_loop` callback returned (the next
+   * iteration, or the end of the loop), reached from `exit` when the frame's return is marked.
+   */
+  loopNext: 146,
 } as const;
 export type Code = (typeof Code)[keyof typeof Code];
 

@@ -1,4 +1,4 @@
-import { MAP_HANDLE_REGION } from './address.js';
+import { FUNC_REGION, MAP_HANDLE_REGION } from './address.js';
 import { VmError } from './errors.js';
 import { helperName } from './helper-ids.js';
 import { formatInsn } from './insn-text.js';
@@ -146,6 +146,8 @@ export function loadProgram(bytes: Uint8Array, options: LoadOptions): LoadResult
   const isTail = new Uint8Array(n);
   const helpers = new Set<number>();
   const maps = new Set<number>();
+  /** lddw slots loading a callback's address (their imm is its instruction index). */
+  const funcRefs: number[] = [];
   const hasHelper =
     typeof options.helpers === 'function'
       ? options.helpers
@@ -313,6 +315,12 @@ export function loadProgram(bytes: Uint8Array, options: LoadOptions): LoadResult
                 immHi[i] = mapRef.valueRegion;
               }
             }
+          } else if (s === 4) {
+            // BPF_PSEUDO_FUNC: the address of a callback (for bpf_loop), imm = its offset
+            if (k2 !== 0) refuse(i, 'second imm of a function address load must be 0');
+            imm[i] = i + 1 + k;
+            immHi[i] = FUNC_REGION;
+            funcRefs.push(i);
           } else {
             refuse(i, `lddw pseudo source ${s} is not supported`, 'unsupported');
           }
@@ -353,6 +361,11 @@ export function loadProgram(bytes: Uint8Array, options: LoadOptions): LoadResult
     if (t === -1) continue;
     if (t < 0 || t >= n) refuse(i, `jump target ${t} is outside the program (0..${n - 1})`);
     else if (isTail[t]) refuse(i, `jump target ${t} is the second slot of an lddw`);
+  }
+  for (const i of funcRefs) {
+    const t = imm[i] as number;
+    if (t < 0 || t >= n) refuse(i, `callback ${t} is outside the program (0..${n - 1})`);
+    else if (isTail[t]) refuse(i, `callback ${t} is the second slot of an lddw`);
   }
   const last = op[n - 1] as number;
   if (diagnostics.length === 0 && last !== 0x95 && last !== 0x05 && last !== 0x06) {

@@ -2,13 +2,16 @@ import {
   addressToBigInt,
   CONTEXT_REGION,
   formatAddress,
+  FUNC_REGION,
   MAP_HANDLE_REGION,
   MAX_FRAMES,
   STACK_FRAME_SIZE,
   STACK_REGION,
 } from './address.js';
 import { type RegionKind, VmError, VmFault } from './errors.js';
+import { HelperId } from './helper-ids.js';
 import { HelperAction, type HelperFn, standardHelpers } from './helpers.js';
+import { Errno } from './maps/errno.js';
 import { formatInsn } from './insn-text.js';
 import type { BpfMap } from './maps/map.js';
 import { RingBuffer } from './maps/ring-buffer.js';
@@ -174,6 +177,12 @@ export class Vm {
   readonly helperTable: (HelperFn | undefined)[] = [];
   private readonly frameReturn = new Int32Array(MAX_FRAMES);
   private readonly frameSaved = new Int32Array(MAX_FRAMES * 9);
+  /**
+   * Per frame, the `bpf_loop` it is running (its callback runs in the next frame, whose return
+   * is marked -1): iterations asked, the current index, the callback's pc, the context (lo, hi),
+   * the pc of the `call`.
+   */
+  private readonly frameLoop = new Int32Array(MAX_FRAMES * 6);
 
   /** CPU of the current event (`bpf_get_smp_processor_id`). */
   cpu = 0;
@@ -361,7 +370,10 @@ export class Vm {
     if (known !== undefined) return known ?? undefined;
     let entry: CompiledEntry | null = null;
     const c = this.tierCounters;
-    if (this.memory) {
+    if (program.helpers.has(HelperId.loop)) {
+      // compiled code cannot call back into BPF from a helper: the interpreter runs bpf_loop
+      c.lastFallbackReason = 'bpf_loop: its callback runs on the interpreter';
+    } else if (this.memory) {
       const r = compiledModule(program);
       if (r.ok) {
         try {
@@ -2277,6 +2289,12 @@ export class Vm {
             H[10] = STACK_REGION;
             LOW[STACK_REGION] = (L[10] as number) - STACK_FRAME_SIZE;
             pc = this.frameReturn[frame] as number;
+            if (pc < 0) {
+              // a bpf_loop callback returned: the loop's next step, out of the hot loop
+              w = 146;
+              slow = true;
+              break exec;
+            }
             continue;
           }
           case 7:
@@ -2408,6 +2426,48 @@ export class Vm {
         case 133: // callHelper
         case 134: { // callReg
           const id = ((w & 0xff) === 133 ? IMM[pc] : L[(w >> 12) & 15]) as number;
+          if (id === HelperId.loop && HELPERS[id] !== undefined) {
+            // bpf_loop(nr_loops (u32), callback, callback_ctx, flags): as the kernel, -EINVAL for
+            // flags, -E2BIG above 8M iterations; else the callback runs as a BPF-to-BPF call per
+            // iteration (r1 = index, r2 = callback_ctx) until it returns non-zero
+            const nr = (L[1] as number) >>> 0;
+            if (H[2] !== FUNC_REGION) {
+              this.faultMsg = 'bpf_loop: r2 is not a callback address';
+              break run;
+            }
+            if (L[4] !== 0 || H[4] !== 0 || nr === 0 || nr > 8 * 1024 * 1024) {
+              L[0] = L[4] !== 0 || H[4] !== 0 ? -Errno.EINVAL : nr === 0 ? 0 : -Errno.E2BIG;
+              H[0] = L[0] === 0 ? 0 : -1;
+              pc++;
+              continue run;
+            }
+            if (frame + 1 >= MAX_FRAMES) {
+              this.faultMsg = `call stack deeper than ${MAX_FRAMES} frames`;
+              break run;
+            }
+            const loop = this.frameLoop;
+            const at = frame * 6;
+            loop[at] = nr;
+            loop[at + 1] = 0;
+            loop[at + 2] = L[2] as number;
+            loop[at + 3] = L[3] as number;
+            loop[at + 4] = H[3] as number;
+            loop[at + 5] = pc;
+            this.pushFrame(frame, -1);
+            frame++;
+            L[1] = 0;
+            H[1] = 0;
+            L[2] = loop[at + 3] as number;
+            H[2] = loop[at + 4] as number;
+            L[3] = L[4] = L[5] = 0;
+            H[3] = H[4] = H[5] = 0;
+            pc = loop[at + 2] as number;
+            if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break run;
+            }
+            continue run;
+          }
           const fn = id >= 0 ? HELPERS[id] : undefined;
           if (fn === undefined) {
             this.faultMsg = `call to unknown helper ${id}`;
@@ -2443,29 +2503,45 @@ export class Vm {
             this.faultMsg = `call stack deeper than ${MAX_FRAMES} frames`;
             break run;
           }
-          const saved = this.frameSaved;
-          const base = frame * 9;
-          saved[base] = L[6] as number;
-          saved[base + 1] = H[6] as number;
-          saved[base + 2] = L[7] as number;
-          saved[base + 3] = H[7] as number;
-          saved[base + 4] = L[8] as number;
-          saved[base + 5] = H[8] as number;
-          saved[base + 6] = L[9] as number;
-          saved[base + 7] = H[9] as number;
-          saved[base + 8] = L[10] as number;
-          this.frameReturn[frame] = pc + 1;
+          this.pushFrame(frame, pc + 1);
           frame++;
-          const top = STACK_TOP - frame * STACK_FRAME_SIZE;
-          (BYTES[STACK_REGION] as Uint8Array).fill(0, top - STACK_FRAME_SIZE, top);
-          LOW[STACK_REGION] = top - STACK_FRAME_SIZE;
-          L[10] = top;
-          H[10] = STACK_REGION;
           pc = pc + 1 + (IMM[pc] as number);
           if (n > budget) {
               status = RunStatus.budgetExhausted;
               break run;
             }
+          continue run;
+        }
+        case 146: { // loopNext: a bpf_loop callback of this frame returned (r0: 0 = go on)
+          const loop = this.frameLoop;
+          const at = frame * 6;
+          const i = (loop[at + 1] as number) + 1;
+          const nr = loop[at] as number;
+          if (L[0] !== 0 || H[0] !== 0 || i >>> 0 >= nr >>> 0) {
+            // the number of iterations made: i + 1 after a stop (i counts the finished one)
+            L[0] = i;
+            H[0] = 0;
+            pc = (loop[at + 5] as number) + 1;
+            if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break run;
+            }
+            continue run;
+          }
+          loop[at + 1] = i;
+          this.pushFrame(frame, -1);
+          frame++;
+          L[1] = i;
+          H[1] = 0;
+          L[2] = loop[at + 3] as number;
+          H[2] = loop[at + 4] as number;
+          L[3] = L[4] = L[5] = 0;
+          H[3] = H[4] = H[5] = 0;
+          pc = loop[at + 2] as number;
+          if (n > budget) {
+            status = RunStatus.budgetExhausted;
+            break run;
+          }
           continue run;
         }
         default:
@@ -2474,6 +2550,32 @@ export class Vm {
     }
 
     return this.conclude(prog, pc, n, frame, status);
+  }
+
+  /**
+   * Saves the callee-saved registers (r6-r9) and r10 of `frame`, records where the frame returns
+   * to (-1: into the bpf_loop it runs), and gives the next frame its zeroed 512 bytes and r10.
+   */
+  private pushFrame(frame: number, returnPc: number): void {
+    const L = this.regLo;
+    const H = this.regHi;
+    const saved = this.frameSaved;
+    const base = frame * 9;
+    saved[base] = L[6] as number;
+    saved[base + 1] = H[6] as number;
+    saved[base + 2] = L[7] as number;
+    saved[base + 3] = H[7] as number;
+    saved[base + 4] = L[8] as number;
+    saved[base + 5] = H[8] as number;
+    saved[base + 6] = L[9] as number;
+    saved[base + 7] = H[9] as number;
+    saved[base + 8] = L[10] as number;
+    this.frameReturn[frame] = returnPc;
+    const top = STACK_TOP - (frame + 1) * STACK_FRAME_SIZE;
+    (this.regionBytes[STACK_REGION] as Uint8Array).fill(0, top - STACK_FRAME_SIZE, top);
+    this.regionLow[STACK_REGION] = top - STACK_FRAME_SIZE;
+    L[10] = top;
+    H[10] = STACK_REGION;
   }
 
   /**

@@ -201,11 +201,11 @@ describe.skipIf(!kernel || !tracefsRoot)('a tracing program attached in the kern
     const calls = 5000;
     const got = await (kernel as KernelRunner).attachTracepoint({ tracepointId: format.id, syscalls: calls, insns, maps });
     if (!got.ok) throw new Error(`the kernel refused: ${got.errno} ${got.log}`);
-    // every getppid() is a sys_enter of the runner; some other syscalls of the runner's (about
-    // 1 % here) are counted too, never the node's other processes
-    expect(got.map0Value).toBe(BigInt(calls));
+    // every getppid() of the runner is a sys_enter; the kernel runs a tracepoint's programs for
+    // every task, so the node's other syscalls meanwhile are counted too (getppid is rare)
+    expect(got.map0Value).toBeGreaterThanOrEqual(BigInt(calls));
+    expect(got.map0Value).toBeLessThanOrEqual(BigInt(got.runs));
     expect(got.runs).toBeGreaterThanOrEqual(calls);
-    expect(got.runs).toBeLessThan(calls * 1.5);
     expect(got.runTimeNs).toBeGreaterThan(0);
 
     // The same bytes in the VM, on sys_enter records of getppid: the same count.
@@ -220,5 +220,71 @@ describe.skipIf(!kernel || !tracefsRoot)('a tracing program attached in the kern
     new DataView(key.buffer).setUint32(0, got.getppid, true);
     const value = vm.maps[0]?.lookup(key);
     expect(value && new DataView(value.buffer, value.byteOffset).getBigUint64(0, true)).toBe(BigInt(calls));
+  });
+});
+
+// bpf_loop: the callback is a BPF-to-BPF call per iteration (the interpreter runs it; the
+// compiled tier falls back). The same programs through BPF_PROG_TEST_RUN (XDP): r0 must match.
+describe.skipIf(!kernel)('bpf_loop against the kernel', () => {
+  /** sum(i*i + 1) over the iterations into a stack slot of the caller, stop at `stop`; r0 folds it with bpf_loop's result. */
+  function loopProgram(nr: number, stop: number, flags: number): Uint8Array {
+    const out: number[] = [];
+    const insn = (op: number, dst: number, src: number, off: number, imm: number) => {
+      const b = new Uint8Array(8);
+      const v = new DataView(b.buffer);
+      b[0] = op;
+      b[1] = (src << 4) | dst;
+      v.setInt16(2, off, true);
+      v.setInt32(4, imm, true);
+      out.push(...b);
+    };
+    insn(0x7a, 10, 0, -8, 0); // 0: *(u64 *)(r10 - 8) = 0
+    insn(0xb7, 1, 0, 0, nr); // 1: r1 = nr
+    insn(0xb7, 4, 0, 0, flags); // 2: r4 = flags
+    insn(0x18, 2, 4, 0, 13 - 4); // 3: r2 = callback (BPF_PSEUDO_FUNC, insn 13)
+    insn(0, 0, 0, 0, 0); // 4
+    insn(0xbf, 3, 10, 0, 0); // 5: r3 = r10
+    insn(0x07, 3, 0, 0, -8); // 6: r3 += -8
+    insn(0x85, 0, 0, 0, 181); // 7: call bpf_loop
+    insn(0xbf, 7, 0, 0, 0); // 8: r7 = r0
+    insn(0x79, 0, 10, -8, 0); // 9: r0 = *(u64 *)(r10 - 8)
+    insn(0x27, 0, 0, 0, 1000003); // 10: r0 *= 1000003
+    insn(0x0f, 0, 7, 0, 0); // 11: r0 += r7
+    insn(0x95, 0, 0, 0, 0); // 12: exit
+    insn(0x79, 3, 2, 0, 0); // 13: callback: r3 = *(u64 *)(r2 + 0)
+    insn(0xbf, 4, 1, 0, 0); // 14: r4 = r1
+    insn(0x2f, 4, 1, 0, 0); // 15: r4 *= r1
+    insn(0x0f, 3, 4, 0, 0); // 16: r3 += r4
+    insn(0x07, 3, 0, 0, 1); // 17: r3 += 1
+    insn(0x7b, 2, 3, 0, 0); // 18: *(u64 *)(r2 + 0) = r3
+    insn(0xb7, 0, 0, 0, 0); // 19: r0 = 0
+    insn(0x55, 1, 0, 1, stop); // 20: if r1 != stop goto +1
+    insn(0xb7, 0, 0, 0, 1); // 21: r0 = 1
+    insn(0x95, 0, 0, 0, 0); // 22: exit
+    return new Uint8Array(out);
+  }
+
+  it.each([
+    [0, -1, 0],
+    [1, -1, 0],
+    [7, -1, 0],
+    [7, 3, 0],
+    [7, 0, 0],
+    [7, 6, 0],
+    [1000, 999, 0],
+    [5000, -1, 0],
+    [5, -1, 1],
+    [8 * 1024 * 1024 + 1, -1, 0],
+  ])('nr_loops %i, stop at %i, flags %i: the same r0', async (nr, stop, flags) => {
+    const bytes = loopProgram(nr, stop, flags);
+    const theirs = await (kernel as KernelRunner).runProgram({ progType: KernelProgType.xdp, insns: bytes, data: new Uint8Array(64) });
+    if (!theirs.ok) throw new Error(`the kernel refused: ${theirs.errno} ${theirs.log}`);
+    const vm = new Vm();
+    const program = loadProgramOrThrow(bytes, vm.loadOptions('loop'));
+    expect(vm.tierOf(program)).toBe('interpreter');
+    expect(vm.tierCounters.lastFallbackReason).toMatch(/bpf_loop/);
+    expect(vm.run(program, new Uint8Array(64))).toBe(RunStatus.ok);
+    // XDP's test run returns the low 32 bits of r0
+    expect(Number(vm.r0 & 0xffffffffn)).toBe(theirs.retval >>> 0);
   });
 });

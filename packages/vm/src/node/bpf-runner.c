@@ -2,10 +2,12 @@
 // kernel (programs through BPF_PROG_TEST_RUN, map operations through BPF_MAP_*). Built with gcc
 // at test time by kernel-runner.ts. Each command is one line on stdin; each answer one line.
 //
-//   prog <prog_type> <repeat> <insns hex> <data hex|-> <maps: type:key:value:entries[=hex],...|->
+//   prog <prog_type> <repeat> <insns hex> <data hex|-> <maps: type:key:value:entries[=hex],...|-> [<btf hex>:<insn offsets>]
 //     -> ok <retval> <duration ns> <data_out hex|-> <array map 0 values hex|-> ...
 //     -> err <errno> <first verifier log line>
-//     (an lddw with src 1 or 2 names map <imm> of the list; the runner puts its fd there)
+//     (an lddw with src 1 or 2 names map <imm> of the list; the runner puts its fd there;
+//      the optional last word is program BTF and the subprogram starts of its func_info,
+//      comma-separated: the kernel wants them for callbacks such as bpf_loop's)
 //   map <type> <key size> <value size> <max entries> <flags>   -> fd <n> | err <errno>
 //   update <fd> <key hex> <value hex> <flags>                   -> ret <r>
 //   lookup <fd> <key hex> <value size>                          -> ret <r> <value hex|->
@@ -13,7 +15,8 @@
 //   next <fd> <key hex|-> <key size>                            -> ret <r> <key hex|->
 //   close <fd>                                                  -> ret 0
 //   attach <tracepoint id> <syscalls> <insns hex> <maps|->
-//     loads a tracepoint program, attaches it to the tracepoint for this process only, makes
+//     loads a tracepoint program, attaches it to the tracepoint (through a perf event of this
+//     process; the kernel still runs a tracepoint's programs for every task that hits it), makes
 //     <syscalls> getppid() calls, and reads the kernel's own run statistics (BPF_ENABLE_STATS
 //     while attached; the node's sysctl is not touched)
 //     -> ok <run count> <run time ns> <getppid's syscall number> <u64 value of that u32 key in map 0|->
@@ -109,7 +112,35 @@ static int make_maps(char *maps) {
 
 // Puts the map fds into the lddw map references and loads the program; its fd, or -1 after an
 // "err" line (the maps are closed then).
-static int load_prog(int type, size_t ilen) {
+static uint8_t btf[1 << 16];
+static size_t btflen;
+static struct bpf_func_info finfo[64];
+static int nfinfo;
+
+// "<btf hex>:<start>,<start>,..." (or "-" / absent): loads the BTF; its fd, 0 without, -1 after an "err" line.
+static int load_btf(char *word) {
+  btflen = 0;
+  nfinfo = 0;
+  if (!word || strcmp(word, "-") == 0) return 0;
+  char *colon = strchr(word, ':');
+  if (!colon) { printf("err 22 btf word without ':'\n"); return -1; }
+  *colon = 0;
+  btflen = unhex(word, btf, sizeof(btf));
+  for (char *s = strtok(colon + 1, ","); s && nfinfo < 64; s = strtok(NULL, ",")) {
+    finfo[nfinfo].insn_off = (uint32_t)atoi(s);
+    finfo[nfinfo].type_id = (uint32_t)(3 + nfinfo);
+    nfinfo++;
+  }
+  union bpf_attr a;
+  memset(&a, 0, sizeof(a));
+  a.btf = (uint64_t)(uintptr_t)btf;
+  a.btf_size = (uint32_t)btflen;
+  int fd = (int)sys_bpf(BPF_BTF_LOAD, &a);
+  if (fd < 0) { printf("err %d btf load\n", errno); return -1; }
+  return fd;
+}
+
+static int load_prog(int type, size_t ilen, int btf_fd) {
   struct bpf_insn *p = (struct bpf_insn *)insns;
   size_t n = ilen / 8;
   for (size_t i = 0; i + 1 < n; i++) {
@@ -124,6 +155,12 @@ static int load_prog(int type, size_t ilen) {
   a.insns = (uint64_t)(uintptr_t)insns;
   a.insn_cnt = n;
   a.license = (uint64_t)(uintptr_t)"GPL";
+  if (btf_fd > 0) {
+    a.prog_btf_fd = (uint32_t)btf_fd;
+    a.func_info_rec_size = sizeof(struct bpf_func_info);
+    a.func_info = (uint64_t)(uintptr_t)finfo;
+    a.func_info_cnt = (uint32_t)nfinfo;
+  }
   logbuf[0] = 0;
   int fd = (int)sys_bpf(BPF_PROG_LOAD, &a);
   if (fd < 0) {
@@ -152,8 +189,16 @@ static void run_prog(char *args) {
   int repeat = atoi(strtok(NULL, " "));
   size_t ilen = unhex(strtok(NULL, " "), insns, sizeof(insns));
   size_t dlen = unhex(strtok(NULL, " "), data, sizeof(data));
-  if (make_maps(strtok(NULL, " \n")) < 0) return;
-  int fd = load_prog(type, ilen);
+  char *maps = strtok(NULL, " \n");
+  char *btfword = strtok(NULL, " \n");
+  if (make_maps(maps) < 0) return;
+  int btf_fd = load_btf(btfword);
+  if (btf_fd < 0) {
+    for (int i = 0; i < nmaps; i++) close(fds[i]);
+    return;
+  }
+  int fd = load_prog(type, ilen, btf_fd);
+  if (btf_fd > 0) close(btf_fd);
   if (fd < 0) return;
   union bpf_attr a;
   memset(&a, 0, sizeof(a));
@@ -188,7 +233,7 @@ static void attach_prog(char *args) {
   long calls = atol(strtok(NULL, " "));
   size_t ilen = unhex(strtok(NULL, " "), insns, sizeof(insns));
   if (make_maps(strtok(NULL, " \n")) < 0) return;
-  int fd = load_prog(BPF_PROG_TYPE_TRACEPOINT, ilen);
+  int fd = load_prog(BPF_PROG_TYPE_TRACEPOINT, ilen, 0);
   if (fd < 0) return;
   union bpf_attr a;
   memset(&a, 0, sizeof(a));
@@ -201,7 +246,7 @@ static void attach_prog(char *args) {
   pa.config = (uint64_t)id;
   pa.sample_period = 1;
   pa.wakeup_events = 1;
-  // this process on any CPU: the program sees the events the loop below makes (and a few more)
+  // a perf event of this process on any CPU; its program runs for every task's events
   int pfd = stats < 0 ? -1 : (int)syscall(__NR_perf_event_open, &pa, 0, -1, -1, 0);
   const char *failed = stats < 0 ? "enable stats" : pfd < 0 ? "perf_event_open" : NULL;
   if (!failed && ioctl(pfd, PERF_EVENT_IOC_SET_BPF, fd) < 0) failed = "attach";

@@ -25,6 +25,56 @@ export type KernelRunResult =
 const hex = (b: Uint8Array) => (b.length === 0 ? '-' : Buffer.from(b).toString('hex'));
 const mapList = (maps: KernelMapSpec[] | undefined) =>
   maps?.length ? maps.map((m) => `${m.type}:${m.keySize}:${m.valueSize}:${m.maxEntries}${m.initialValue ? `=${hex(m.initialValue)}` : ''}`).join(',') : '-';
+/**
+ * The program BTF the kernel wants for programs with callbacks (bpf_loop's `BPF_PSEUDO_FUNC`
+ * loads) or BPF-to-BPF calls: one static FUNC `fN` of type `long (long, long, long, long, long)`
+ * per subprogram, and the subprogram starts for `func_info`. Undefined for a single function.
+ */
+export function funcInfo(insns: Uint8Array): { btf: Uint8Array; starts: number[] } | undefined {
+  const view = new DataView(insns.buffer, insns.byteOffset, insns.byteLength);
+  const n = insns.length / 8;
+  const starts = new Set<number>([0]);
+  for (let i = 0; i < n; i++) {
+    const op = insns[i * 8] as number;
+    const src = (insns[i * 8 + 1] as number) >> 4;
+    if ((op === 0x85 && src === 1) || (op === 0x18 && src === 4)) {
+      const t = i + view.getInt32(i * 8 + 4, true) + 1;
+      if (t >= 0 && t < n) starts.add(t);
+    }
+    if (op === 0x18) i++;
+  }
+  if (starts.size === 1) return undefined;
+  const sorted = [...starts].sort((a, b) => a - b);
+  const names = ['', 'long', 'a', ...sorted.map((_, k) => `f${k}`)];
+  const nameOff: number[] = [];
+  let strLen = 0;
+  for (const s of names) {
+    nameOff.push(strLen);
+    strLen += s.length + 1;
+  }
+  const types: number[] = [
+    // [1] INT long: 8 bytes, signed, 64 bits
+    nameOff[1] as number, 1 << 24, 8, (1 << 24) | 64,
+    // [2] FUNC_PROTO long (long a, long a, long a, long a, long a)
+    0, (13 << 24) | 5, 1,
+    ...Array.from({ length: 5 }, () => [nameOff[2] as number, 1]).flat(),
+    // [3..] FUNC fK, static, of [2]
+    ...sorted.flatMap((_, k) => [nameOff[3 + k] as number, 12 << 24, 2]),
+  ];
+  const btf = new Uint8Array(24 + types.length * 4 + strLen);
+  const out = new DataView(btf.buffer);
+  out.setUint16(0, 0xeb9f, true);
+  out.setUint8(2, 1);
+  out.setUint32(4, 24, true); // hdr_len
+  out.setUint32(8, 0, true); // type_off
+  out.setUint32(12, types.length * 4, true); // type_len
+  out.setUint32(16, types.length * 4, true); // str_off
+  out.setUint32(20, strLen, true); // str_len
+  for (let i = 0; i < types.length; i++) out.setUint32(24 + i * 4, (types[i] as number) >>> 0, true);
+  btf.set(new TextEncoder().encode(names.map((s) => `${s}\0`).join('')), 24 + types.length * 4);
+  return { btf, starts: sorted };
+}
+
 const unhex = (s: string | undefined) => (s === undefined || s === '-' ? new Uint8Array(0) : new Uint8Array(Buffer.from(s, 'hex')));
 
 /**
@@ -93,8 +143,9 @@ export class KernelRunner {
     repeat?: number;
     maps?: KernelMapSpec[];
   }): Promise<KernelRunResult> {
+    const fi = funcInfo(options.insns);
     const line = await this.request(
-      `prog ${options.progType} ${options.repeat ?? 1} ${hex(options.insns)} ${hex(options.data ?? new Uint8Array(0))} ${mapList(options.maps)}`,
+      `prog ${options.progType} ${options.repeat ?? 1} ${hex(options.insns)} ${hex(options.data ?? new Uint8Array(0))} ${mapList(options.maps)}${fi ? ` ${hex(fi.btf)}:${fi.starts.join(',')}` : ''}`,
     );
     const parts = line.split(' ');
     if (parts[0] !== 'ok') return { ok: false, errno: Number(parts[1]), log: parts.slice(2).join(' ') };
@@ -108,8 +159,9 @@ export class KernelRunner {
   }
 
   /**
-   * Loads a tracepoint program, attaches it to tracepoint `tracepointId` (its tracefs `id`) for
-   * the runner's own process, makes `syscalls` getppid() calls and returns the kernel's run
+   * Loads a tracepoint program, attaches it to tracepoint `tracepointId` (its tracefs `id`; the
+   * kernel runs it for every task's events, not only the runner's), makes `syscalls` getppid()
+   * calls and returns the kernel's run
    * statistics for the program (`run_cnt`, `run_time_ns` of `bpf_prog_info`, counted while the
    * runner holds `BPF_ENABLE_STATS`), getppid's syscall number on this machine, and the u64
    * value of that (u32) key in map 0 when there is one. Maps as in {@link runProgram}.
