@@ -24,6 +24,7 @@ import {
   type VmTier,
 } from '../src/index.js';
 import { KernelProgType, KernelRunner } from '../src/node/index.js';
+import { FAST_LOOPS_ADDR } from '../src/wasm/wasm-layout.js';
 import { assembleForKernel } from '../test/kernel-program.js';
 import { countByTypeSource, syscountSource } from '../test/runtime.test-program.js';
 
@@ -162,9 +163,14 @@ const cpuNs = () => {
 for (const w of workloads) {
   const programs = vms.map((vm) => loadProgramOrThrow(w.program, vm.loadOptions(w.name)));
   let insns = 0;
+  // entries into versioned loops' fast copies (compile-wasm.ts) during one compiled run
+  let fastLoops = 0;
   vms.forEach((vm, t) => {
     if (vm.tierOf(programs[t] as LoadedProgram) !== tiers[t]) throw new Error(`${w.name}: not on the ${tiers[t]} tier: ${vm.tierCounters.lastFallbackReason}`);
+    const fastCounter = () => (tiers[t] === 'compiled' ? (new Int32Array(vm.regLo.buffer, FAST_LOOPS_ADDR, 1)[0] as number) : 0);
+    const before = fastCounter();
     vm.run(programs[t] as LoadedProgram, w.context);
+    fastLoops += fastCounter() - before;
     if (vm.r0 !== w.expectedR0) throw new Error(`${w.name} (${tiers[t]}): r0 0x${vm.r0.toString(16)}, expected 0x${w.expectedR0.toString(16)}`);
     insns = vm.insnCount;
   });
@@ -222,7 +228,8 @@ for (const w of workloads) {
     `${w.name.padEnd(28)} interpreter/compiled ${(runOf(0) / runOf(1)).toFixed(1)}x (cpu ${(cpuOf(0) / cpuOf(1)).toFixed(1)}x)` +
       (kRun === undefined
         ? ''
-        : `   compiled/kernel JIT ${(runOf(1) / kRun).toFixed(2)}x (cpu ${(cpuOf(1) / kRun).toFixed(2)}x)   interpreter/kernel JIT ${(runOf(0) / kRun).toFixed(1)}x${source === 'STORED' ? ' (kernel STORED)' : ''}`),
+        : `   compiled/kernel JIT ${(runOf(1) / kRun).toFixed(2)}x (cpu ${(cpuOf(1) / kRun).toFixed(2)}x)   interpreter/kernel JIT ${(runOf(0) / kRun).toFixed(1)}x${source === 'STORED' ? ' (kernel STORED)' : ''}`) +
+      `   fast loop copies entered per compiled run: ${fastLoops}`,
   );
   tiers.forEach((tier, t) => {
     const vmRun = median(vmNsPerRun[t] as number[]);

@@ -7,6 +7,7 @@ import { MAX_FRAMES, STACK_FRAME_SIZE } from '../address.js';
  *
  * ```
  *     0  r0..r10 low halves  (Int32Array, the Vm's regLo)
+ *    44  fast-loop entries   (i32, see FAST_LOOPS_ADDR)
  *    48  r0..r10 high halves (Int32Array, the Vm's regHi)
  *    96  run state: pc, n, frame, kind, faultBase, faultSize, region count, budget
  *   128  region lowest byte  [256 x i32]  (the Vm's regionLow)
@@ -17,6 +18,11 @@ import { MAX_FRAMES, STACK_FRAME_SIZE } from '../address.js';
  * ```
  */
 export const REG_LO_ADDR = 0;
+/**
+ * Entries into the fast copy of a versioned self-loop (compile-wasm.ts, versionPlan), an i32
+ * counter that wraps, in the 4 bytes between the halves' 11 slots: for tests and the benchmark.
+ */
+export const FAST_LOOPS_ADDR = 44;
 export const REG_HI_ADDR = 48;
 export const STATE_ADDR = 96;
 /** Byte offsets inside the run state (i32 each). */
