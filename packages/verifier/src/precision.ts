@@ -54,6 +54,9 @@ function slotsOf(off: number, size: number): [number, number] | null {
   return [Math.max(0, first), Math.min(63, last)];
 }
 
+/** Bits a..b (0 <= a <= b <= 31) of a 32-bit word. */
+const bitRange = (a: number, b: number): number => (2 ** (b + 1) - 2 ** a) >>> 0;
+
 /** Precise locations at each instruction, or null when the program is not a single function. */
 export function computePrecision(p: Program, cfg: Cfg): Precision | null {
   const n = p.length;
@@ -70,15 +73,12 @@ export function computePrecision(p: Program, cfg: Cfg): Precision | null {
   // slot sets as [lo, hi] bit pairs, mutated in place while one instruction is processed
   let L = 0;
   let H = 0;
-  const has = (a: number, b: number): boolean => {
-    for (let k = a; k <= b; k++) if ((k < 32 ? L >>> k : H >>> (k - 32)) & 1) return true;
-    return false;
-  };
+  // slots [a, b] as whole-word masks (no loop per slot: "every slot" is a common range)
+  const has = (a: number, b: number): boolean =>
+    (a < 32 && (L & bitRange(a, Math.min(b, 31))) !== 0) || (b >= 32 && (H & bitRange(Math.max(a, 32) - 32, b - 32)) !== 0);
   const set = (a: number, b: number): void => {
-    for (let k = a; k <= b; k++) {
-      if (k < 32) L = (L | (1 << k)) >>> 0;
-      else H = (H | (1 << (k - 32))) >>> 0;
-    }
+    if (a < 32) L = (L | bitRange(a, Math.min(b, 31))) >>> 0;
+    if (b >= 32) H = (H | bitRange(Math.max(a, 32) - 32, b - 32)) >>> 0;
   };
   const clear = (k: number): void => {
     if (k < 32) L = (L & ~(1 << k)) >>> 0;

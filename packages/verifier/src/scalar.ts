@@ -116,47 +116,162 @@ interface Bounds {
   smax: bigint;
 }
 
-/** Cross-derives tnum, unsigned and signed bounds of one width; false on contradiction. */
+const SIGN_64 = 1n << 63n;
+const SIGN_32 = 1n << 31n;
+/** Bits 32..63. */
+const HIGH_32 = U64 ^ U32;
+
+/**
+ * Cross-derives tnum, unsigned and signed bounds of one width; false on contradiction. `b.t`
+ * must lie inside the width. Every BigInt operation allocates, so each step is written with as
+ * few of them as gives the same result as the plain formulas (`scalar.test.ts` checks this
+ * against them): sign tests are comparisons with the sign bit, two's complement conversions a
+ * single addition, and the tnum of the bounds is merged without building intermediate tnums.
+ */
 function syncWidth(b: Bounds, w: 32 | 64): boolean {
-  const m = maxU(w);
-  const sign = 1n << BigInt(w - 1);
-  {
-    // tnum → unsigned
-    b.umin = big(b.umin, b.t.value);
-    b.umax = small(b.umax, (b.t.value | b.t.mask) & m);
-    // tnum → signed
-    if (b.t.mask & sign) {
-      b.smin = big(b.smin, toSigned(b.t.value | sign, w));
-      b.smax = small(b.smax, toSigned((b.t.value | b.t.mask) & ~sign & m, w));
-    } else {
-      b.smin = big(b.smin, toSigned(b.t.value, w));
-      b.smax = small(b.smax, toSigned(b.t.value | b.t.mask, w));
-    }
-    if (b.umin > b.umax || b.smin > b.smax) return false;
-    // unsigned → signed when the range does not cross the sign boundary
-    if ((b.umin & sign) === (b.umax & sign)) {
-      b.smin = big(b.smin, toSigned(b.umin, w));
-      b.smax = small(b.smax, toSigned(b.umax, w));
-    }
-    // signed → unsigned when the range has one sign
-    if (b.smin >= 0n || b.smax < 0n) {
-      b.umin = big(b.umin, toUnsigned(b.smin, w));
-      b.umax = small(b.umax, toUnsigned(b.smax, w));
-    }
-    if (b.umin > b.umax || b.smin > b.smax) return false;
-    // bounds → tnum
-    const r = tnumRange(b.umin, b.umax);
-    const rm: Tnum = { value: r.value & m, mask: r.mask & m };
-    if (tnumDisjoint(b.t, rm)) return false;
-    b.t = tnumIntersect(b.t, rm);
-    if (b.smin >= 0n || b.smax < 0n) {
-      const rs = tnumRange(toUnsigned(b.smin, w), toUnsigned(b.smax, w));
-      const rsm: Tnum = { value: rs.value & m, mask: rs.mask & m };
-      if (tnumDisjoint(b.t, rsm)) return false;
-      b.t = tnumIntersect(b.t, rsm);
-    }
+  if (w === 32) return syncWidth32(b);
+  const sign = w === 64 ? SIGN_64 : SIGN_32;
+  const two = w === 64 ? TWO_64 : TWO_32;
+  const t = b.t;
+  const tv = t.value;
+  const tm = t.mask;
+  const hi = tm === 0n ? tv : tv | tm;
+  // tnum → unsigned (the tnum is inside the width: no mask needed)
+  let umin = big(b.umin, tv);
+  let umax = small(b.umax, hi);
+  // tnum → signed: with the sign bit unknown, [value | sign, (value | mask) & ~sign] read signed
+  let smin = b.smin;
+  let smax = b.smax;
+  let lo: bigint;
+  let up: bigint;
+  if (tm >= sign) {
+    lo = tv - sign;
+    up = hi - sign;
+  } else if (tv >= sign) {
+    lo = tv - two;
+    up = hi - two;
+  } else {
+    lo = tv;
+    up = hi;
   }
-  return b.umin <= b.umax && b.smin <= b.smax;
+  if (lo > smin) smin = lo;
+  if (up < smax) smax = up;
+  if (umin > umax || smin > smax) return false;
+  // from here every bound is inside its range
+  // unsigned → signed when the range does not cross the sign boundary
+  const uminNeg = umin >= sign;
+  if (uminNeg === umax >= sign) {
+    lo = uminNeg ? umin - two : umin;
+    up = uminNeg ? umax - two : umax;
+    if (lo > smin) smin = lo;
+    if (up < smax) smax = up;
+  }
+  // signed → unsigned when the range has one sign
+  if (smin >= 0n) {
+    if (smin > umin) umin = smin;
+    if (smax < umax) umax = smax;
+  } else if (smax < 0n) {
+    lo = smin + two;
+    up = smax + two;
+    if (lo > umin) umin = lo;
+    if (up < umax) umax = up;
+  }
+  if (umin > umax || smin > smax) return false;
+  // bounds → tnum: [umin, umax] is the tnum (umin's common prefix with umax; mask below it). The
+  // signed range read unsigned holds [umin, umax] when it has one sign (synced just above), so
+  // its tnum holds this one and adds nothing.
+  if (umin !== 0n || umax !== (w === 64 ? U64 : U32)) {
+    const r = tnumRange(umin, umax);
+    const rv = r.value;
+    const merged = rv | tv;
+    // disjoint: a bit known in both with different values (the range knows every bit above its
+    // mask, a contiguous run of low bits; the tnum knows every bit outside its mask): a known 0 of
+    // the tnum where the range has 1, or a 1 of the tnum above the range's mask where it has 0
+    if ((rv & hi) !== rv || (merged ^ rv) > r.mask) return false;
+    // intersection: the range's unknown low bits where the tnum does not know them either;
+    // value bits need no clearing (both sides have 0 under the merged mask)
+    const mask = r.mask & tm;
+    if (mask !== tm || merged !== tv) b.t = { value: merged, mask };
+  }
+  b.umin = umin;
+  b.umax = umax;
+  b.smin = smin;
+  b.smax = smax;
+  return true;
+}
+
+/**
+ * `syncWidth` at 32 bits in float64 arithmetic: every value of the width is exact as a double, so
+ * the same steps run without allocating, and BigInts are built only for the bounds that change.
+ * Out-of-range inputs keep their order when converted (Number() is monotone), which is all the
+ * first comparisons need; from the first check on every bound is inside the width.
+ */
+function syncWidth32(b: Bounds): boolean {
+  const tv = Number(b.t.value);
+  const tm = Number(b.t.mask);
+  const hi = (tv | tm) >>> 0;
+  const umin0 = Number(b.umin);
+  const umax0 = Number(b.umax);
+  const smin0 = Number(b.smin);
+  const smax0 = Number(b.smax);
+  // tnum → unsigned, tnum → signed
+  let umin = Math.max(umin0, tv);
+  let umax = Math.min(umax0, hi);
+  let smin = smin0;
+  let smax = smax0;
+  let lo: number;
+  let up: number;
+  if (tm >= 0x80000000) {
+    lo = tv - 0x80000000;
+    up = hi - 0x80000000;
+  } else if (tv >= 0x80000000) {
+    lo = tv - 0x100000000;
+    up = hi - 0x100000000;
+  } else {
+    lo = tv;
+    up = hi;
+  }
+  if (lo > smin) smin = lo;
+  if (up < smax) smax = up;
+  if (umin > umax || smin > smax) return false;
+  // unsigned → signed when the range does not cross the sign boundary
+  const uminNeg = umin >= 0x80000000;
+  if (uminNeg === umax >= 0x80000000) {
+    lo = uminNeg ? umin - 0x100000000 : umin;
+    up = uminNeg ? umax - 0x100000000 : umax;
+    if (lo > smin) smin = lo;
+    if (up < smax) smax = up;
+  }
+  // signed → unsigned when the range has one sign
+  if (smin >= 0) {
+    if (smin > umin) umin = smin;
+    if (smax < umax) umax = smax;
+  } else if (smax < 0) {
+    lo = smin + 0x100000000;
+    up = smax + 0x100000000;
+    if (lo > umin) umin = lo;
+    if (up < umax) umax = up;
+  }
+  if (umin > umax || smin > smax) return false;
+  // bounds → tnum (see syncWidth)
+  if (umin !== 0 || umax !== 0xffffffff) {
+    let rv = umin;
+    let rm = 0;
+    if (umin !== umax) {
+      const bits = 32 - Math.clz32(umin ^ umax);
+      rm = 2 ** bits - 1;
+      rv = (umin & ~rm) >>> 0;
+    }
+    const merged = (rv | tv) >>> 0;
+    if (((rv & hi) >>> 0) !== rv || ((merged ^ rv) >>> 0) > rm) return false;
+    const mask = (rm & tm) >>> 0;
+    if (mask !== tm || merged !== tv) b.t = { value: BigInt(merged), mask: BigInt(mask) };
+  }
+  if (umin !== umin0) b.umin = BigInt(umin);
+  if (umax !== umax0) b.umax = BigInt(umax);
+  if (smin !== smin0) b.smin = BigInt(smin);
+  if (smax !== smax0) b.smax = BigInt(smax);
+  return true;
 }
 
 /** Makes all bounds of a scalar consistent with each other; null when they contradict. */
@@ -176,49 +291,58 @@ export function normalize(s: Scalar): Scalar | null {
     return fits ? c : null;
   }
   const b64: Bounds = { t: s.t, umin: s.umin, umax: s.umax, smin: s.smin, smax: s.smax };
+  if (!syncWidth(b64, 64)) return null;
   const b32: Bounds = {
-    t: tnumCast(s.t, 4),
+    t: tnumCast(b64.t, 4),
     umin: s.u32min,
     umax: s.u32max,
     smin: s.s32min,
     smax: s.s32max,
   };
-  {
-    if (!syncWidth(b64, 64)) return null;
-    // 64 → 32: same upper half means the low halves form a range
-    if (b64.umin >> 32n === b64.umax >> 32n) {
-      b32.umin = big(b32.umin, b64.umin & U32);
-      b32.umax = small(b32.umax, b64.umax & U32);
-    }
-    if (b64.smin >> 32n === b64.smax >> 32n) {
-      b32.umin = big(b32.umin, toUnsigned(b64.smin, 32));
-      b32.umax = small(b32.umax, toUnsigned(b64.smax, 32));
-    }
-    if (b64.smin >= S32_MIN && b64.smax <= S32_MAX) {
-      // the value fits in 32 signed bits: the low half read as s32 is the value itself
-      b32.smin = big(b32.smin, b64.smin);
-      b32.smax = small(b32.smax, b64.smax);
-    }
-    const low = tnumCast(b64.t, 4);
-    if (tnumDisjoint(low, b32.t)) return null;
-    b32.t = tnumIntersect(low, b32.t);
-    if (!syncWidth(b32, 32)) return null;
-    // 32 → 64
-    if (b64.umin >> 32n === b64.umax >> 32n) {
-      const hi = b64.umin & ~U32 & U64;
-      b64.umin = big(b64.umin, hi | b32.umin);
-      b64.umax = small(b64.umax, hi | b32.umax);
-    }
-    if (b64.smin >> 32n === b64.smax >> 32n) {
-      const hi = (b64.smin >> 32n) << 32n;
-      b64.smin = big(b64.smin, hi + b32.umin);
-      b64.smax = small(b64.smax, hi + b32.umax);
-    }
-    const merged: Tnum = {
-      value: (b64.t.value & ~U32 & U64) | b32.t.value,
-      mask: (b64.t.mask & ~U32 & U64) | b32.t.mask,
-    };
-    b64.t = merged;
+  // 64 → 32: same upper half (no bit above 31 differs) means the low halves form a range
+  const sameHighU = (b64.umin ^ b64.umax) <= U32;
+  if (sameHighU) {
+    const lo = b64.umin & U32;
+    const up = b64.umax & U32;
+    if (lo > b32.umin) b32.umin = lo;
+    if (up < b32.umax) b32.umax = up;
+  }
+  // (BigInt xor of two negatives is non-negative, of mixed signs negative)
+  const sx = b64.smin ^ b64.smax;
+  const sameHighS = sx >= 0n && sx <= U32;
+  if (sameHighS) {
+    const lo = b64.smin & U32;
+    const up = b64.smax & U32;
+    if (lo > b32.umin) b32.umin = lo;
+    if (up < b32.umax) b32.umax = up;
+  }
+  if (b64.smin >= S32_MIN && b64.smax <= S32_MAX) {
+    // the value fits in 32 signed bits: the low half read as s32 is the value itself
+    if (b64.smin > b32.smin) b32.smin = b64.smin;
+    if (b64.smax < b32.smax) b32.smax = b64.smax;
+  }
+  // the 32-bit tnum starts as the low half of the synced 64-bit one (intersecting the low half
+  // with itself adds nothing)
+  if (!syncWidth(b32, 32)) return null;
+  // 32 → 64
+  if (sameHighU) {
+    const hi = b64.umin & HIGH_32;
+    const lo = hi | b32.umin;
+    const up = hi | b32.umax;
+    if (lo > b64.umin) b64.umin = lo;
+    if (up < b64.umax) b64.umax = up;
+  }
+  if (sameHighS) {
+    const hi = b64.smin & ~U32;
+    const lo = hi + b32.umin;
+    const up = hi + b32.umax;
+    if (lo > b64.smin) b64.smin = lo;
+    if (up < b64.smax) b64.smax = up;
+  }
+  const t32 = b32.t;
+  const t64 = b64.t;
+  if ((t64.value & U32) !== t32.value || (t64.mask & U32) !== t32.mask) {
+    b64.t = { value: (t64.value & HIGH_32) | t32.value, mask: (t64.mask & HIGH_32) | t32.mask };
   }
   if (!syncWidth(b64, 64)) return null;
   return {
@@ -241,7 +365,7 @@ export function viewOf(s: Scalar, w: 32 | 64): View {
 
 const unknownView = (w: 32 | 64, t: Tnum = TNUM_UNKNOWN): View => ({
   w,
-  t: { value: t.value & maxU(w), mask: t.mask & maxU(w) },
+  t: cutTnum(maxU(w), t),
   umin: 0n,
   umax: maxU(w),
   smin: minS(w),
@@ -250,7 +374,9 @@ const unknownView = (w: 32 | 64, t: Tnum = TNUM_UNKNOWN): View => ({
 
 /** The 64-bit scalar of an ALU result view: 64-bit views as they are, 32-bit ones zero-extended. */
 export function fromView(v: View): Scalar {
+  // nothing known (div, mod, shifts by unknown amounts): the result needs no normalizing
   if (v.w === 64) {
+    if (v.t.mask === U64 && v.umin === 0n && v.umax === U64 && v.smin === S64_MIN && v.smax === S64_MAX) return SCALAR_UNKNOWN;
     return (
       normalize({
         ...SCALAR_UNKNOWN,
@@ -262,6 +388,7 @@ export function fromView(v: View): Scalar {
       }) ?? SCALAR_UNKNOWN
     );
   }
+  if (v.t.mask === U32 && v.umin === 0n && v.umax === U32 && v.smin === S32_MIN && v.smax === S32_MAX) return SCALAR_U32;
   const b: Bounds = { t: v.t, umin: v.umin, umax: v.umax, smin: v.smin, smax: v.smax };
   if (!syncWidth(b, 32)) return scalarRange(0n, U32);
   return (
@@ -278,6 +405,9 @@ export function fromView(v: View): Scalar {
     }) ?? scalarRange(0n, U32)
   );
 }
+
+/** Any zero-extended 32-bit value. */
+const SCALAR_U32 = scalarRange(0n, U32);
 
 /** Replaces the view at width `v.w` inside `s` (a refined branch), keeping what else is known. */
 export function withView(s: Scalar, v: View): Scalar | null {
@@ -307,15 +437,20 @@ export function withView(s: Scalar, v: View): Scalar | null {
 
 const isConstView = (v: View): boolean => v.t.mask === 0n;
 
+/** The low bits of `t` under the all-ones mask `m` (itself when it has no other bit). */
+function cutTnum(m: bigint, t: Tnum): Tnum {
+  if (t.value <= m && t.mask <= m) return t;
+  return { value: t.value & m, mask: t.mask & m };
+}
+
 /** Binary ALU operations the bounds logic understands (`BPF_ADD` …), by their `aluOp` number. */
 export function aluView(op: number, a: View, b: View): View {
   const w = a.w;
   const m = maxU(w);
-  const cut = (t: Tnum): Tnum => ({ value: t.value & m, mask: t.mask & m });
   switch (op) {
     case 0x0: {
       // add
-      const t = cut(tnumAdd(a.t, b.t));
+      const t = cutTnum(m, tnumAdd(a.t, b.t));
       let umin = a.umin + b.umin;
       let umax = a.umax + b.umax;
       if (umax > m) {
@@ -337,7 +472,7 @@ export function aluView(op: number, a: View, b: View): View {
     }
     case 0x1: {
       // sub
-      const t = cut(tnumSub(a.t, b.t));
+      const t = cutTnum(m, tnumSub(a.t, b.t));
       let umin = 0n;
       let umax = m;
       if (a.umin >= b.umax) {
@@ -357,26 +492,26 @@ export function aluView(op: number, a: View, b: View): View {
     }
     case 0x2: {
       // mul
-      const t = cut(tnumMul(a.t, b.t));
+      const t = cutTnum(m, tnumMul(a.t, b.t));
       const r = unknownView(w, t);
       if (a.umax * b.umax <= m) return { ...r, umin: a.umin * b.umin, umax: a.umax * b.umax };
       return r;
     }
     case 0x5: {
       // and
-      const t = cut(tnumAnd(a.t, b.t));
+      const t = cutTnum(m, tnumAnd(a.t, b.t));
       const r = { ...unknownView(w, t), umin: t.value, umax: small(a.umax, b.umax) };
       if (a.smin >= 0n || b.smin >= 0n) return { ...r, smin: 0n, smax: small(a.smin >= 0n ? a.smax : maxS(w), b.smin >= 0n ? b.smax : maxS(w)) };
       return r;
     }
     case 0x4: {
       // or
-      const t = cut(tnumOr(a.t, b.t));
+      const t = cutTnum(m, tnumOr(a.t, b.t));
       return { ...unknownView(w, t), umin: big(a.umin, b.umin), umax: t.value | t.mask };
     }
     case 0xa: {
       // xor
-      const t = cut(tnumXor(a.t, b.t));
+      const t = cutTnum(m, tnumXor(a.t, b.t));
       return { ...unknownView(w, t), umin: t.value, umax: t.value | t.mask };
     }
     case 0x6:
@@ -386,7 +521,7 @@ export function aluView(op: number, a: View, b: View): View {
       if (!isConstView(b) || b.t.value >= BigInt(w)) return unknownView(w);
       const k = Number(b.t.value);
       if (op === 0x6) {
-        const t = cut(tnumLsh(a.t, k));
+        const t = cutTnum(m, tnumLsh(a.t, k));
         if (a.umax << BigInt(k) <= m) return { ...unknownView(w, t), umin: a.umin << BigInt(k), umax: a.umax << BigInt(k) };
         return unknownView(w, t);
       }
@@ -514,15 +649,8 @@ export function refineCompare(op: number, a: View, b: View, outcome: boolean): [
         if (a.t.value === b.t.value) return null;
         break;
       }
-      const dodge = (r: Bounds, v: bigint) => {
-        if (r.umin === v) r.umin++;
-        if (r.umax === v) r.umax--;
-        const sv = toSigned(v, w);
-        if (r.smin === sv) r.smin++;
-        if (r.smax === sv) r.smax--;
-      };
-      if (cb) dodge(ra, b.t.value);
-      if (ca) dodge(rb, a.t.value);
+      if (cb) dodge(ra, b.t.value, w);
+      if (ca) dodge(rb, a.t.value, w);
       break;
     }
     case 0x2: // a > b
@@ -569,6 +697,15 @@ export function refineCompare(op: number, a: View, b: View, outcome: boolean): [
     { w, ...ra },
     { w, ...rb },
   ];
+}
+
+/** Bounds that exclude `v` where it sits at one of their ends (`!=` against a constant). */
+function dodge(r: Bounds, v: bigint, w: 32 | 64): void {
+  if (r.umin === v) r.umin++;
+  if (r.umax === v) r.umax--;
+  const sv = toSigned(v, w);
+  if (r.smin === sv) r.smin++;
+  if (r.smax === sv) r.smax--;
 }
 
 function refineJset(a: View, b: View, outcome: boolean): [View, View] | null {

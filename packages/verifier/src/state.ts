@@ -148,6 +148,28 @@ export function cloneState(s: State): State {
   };
 }
 
+const NO_SLOTS: Slot[] = [];
+const NO_REFS: Ref[] = [];
+
+/**
+ * A copy of `s` that is only read, never run on (a stored checkpoint): empty stacks and
+ * reference lists are shared instead of copied. A counted loop stores thousands of these, and
+ * every object they keep is copied by each young-generation GC until it is promoted.
+ */
+export function snapshotState(s: State): State {
+  // map sizes the array exactly (one grown by push keeps room for 17 frames)
+  const frames = s.frames.map(
+    (f): Frame => ({
+      regs: f.regs.slice(),
+      stack: f.stack.length === 0 ? NO_SLOTS : f.stack.slice(),
+      callsite: f.callsite,
+      subprogStart: f.subprogStart,
+      callbackCtx: f.callbackCtx,
+    }),
+  );
+  return { frames, refs: s.refs.length === 0 ? NO_REFS : s.refs.slice() };
+}
+
 export const curFrame = (s: State): Frame => s.frames[s.frames.length - 1]!;
 
 /** Calls `fn` for every register and spilled register of every frame, allowing replacement. */
@@ -260,15 +282,17 @@ export interface PreciseSet {
   slotsHi: number;
 }
 
-/**
- * State subsumption at one instruction: `old` (fully explored) covers `cur`. `liveRegs(frame)`
- * gives the registers that may still be read in each frame (a bit set).
- */
+/** The registers that may still be read in each frame (a bit set), for `stateCovers`. */
+export interface LiveRegs {
+  liveRegs(frameNo: number): number;
+}
+
+/** State subsumption at one instruction: `old` (fully explored) covers `cur`. */
 export function stateCovers(
   old: State,
   cur: State,
   exact: boolean,
-  liveRegs: (frameNo: number) => number,
+  live: LiveRegs,
   precise: PreciseSet | null = null,
 ): boolean {
   // precision is known for single-frame programs only
@@ -279,9 +303,9 @@ export function stateCovers(
     const of = old.frames[f]!;
     const cf = cur.frames[f]!;
     if (of.callsite !== cf.callsite) return false;
-    const live = liveRegs(f);
+    const liveSet = live.liveRegs(f);
     for (let r = 0; r < 11; r++) {
-      if (!exact && !(live & (1 << r))) continue;
+      if (!exact && !(liveSet & (1 << r))) continue;
       if (!regCovers(of.regs[r]!, cf.regs[r]!, exact, ids, p === null || (p.regs & (1 << r)) !== 0)) return false;
     }
     const n = Math.max(of.stack.length, cf.stack.length);

@@ -16,13 +16,16 @@ export const TNUM_UNKNOWN: Tnum = { value: 0n, mask: U64 };
 
 export const tnumIsConst = (a: Tnum): boolean => a.mask === 0n;
 
+/** `2^k - 1` and its complement in 64 bits, for k in [0, 64]: no shifted BigInt built per call. */
+export const LOW_BITS: readonly bigint[] = Array.from({ length: 65 }, (_, k) => (1n << BigInt(k)) - 1n);
+const HIGH_BITS: readonly bigint[] = LOW_BITS.map((low) => U64 ^ low);
+
 /** The smallest tnum holding every value in [min, max] (unsigned). */
 export function tnumRange(min: bigint, max: bigint): Tnum {
-  const chi = min ^ max;
-  const bits = bitLength(chi);
+  if (min === max) return { value: min & U64, mask: 0n };
+  const bits = bitLength(min ^ max);
   if (bits > 63) return TNUM_UNKNOWN;
-  const delta = (1n << BigInt(bits)) - 1n;
-  return { value: min & ~delta & U64, mask: delta };
+  return { value: min & HIGH_BITS[bits]!, mask: LOW_BITS[bits]! };
 }
 
 export function tnumAdd(a: Tnum, b: Tnum): Tnum {
@@ -62,20 +65,33 @@ export function tnumXor(a: Tnum, b: Tnum): Tnum {
   return { value: v & ~mu & U64, mask: mu };
 }
 
-/** Multiplication: sum of the partial products, each a known or unknown shifted copy of `b`. */
+/**
+ * Multiplication: sum of the partial products, each a known or unknown shifted copy of `b`.
+ * Partial products are added in ascending bit order as in the plain loop, but only set bits
+ * are visited (a bit index from the two 32-bit halves of the constant, no BigInt shifted per bit).
+ */
 export function tnumMul(a: Tnum, b: Tnum): Tnum {
   if (a.mask === 0n && b.mask !== 0n) return tnumMul(b, a);
   if (b.mask === 0n) {
     // by a constant: the sum of a shifted once per set bit of the constant
-    let acc: Tnum = { value: 0n, mask: 0n };
-    let c = b.value;
-    let shifted = a;
-    while (c !== 0n) {
-      if (c & 1n) acc = tnumAdd(acc, shifted);
-      c >>= 1n;
-      shifted = { value: (shifted.value << 1n) & U64, mask: (shifted.mask << 1n) & U64 };
+    let accV = 0n;
+    let accM = 0n;
+    const c = b.value;
+    const lo = Number(c & U32);
+    const hi = Number(c >> 32n);
+    for (let k = 0; k < 64; k++) {
+      if (k < 32 ? ((lo >>> k) & 1) === 0 : ((hi >>> (k - 32)) & 1) === 0) continue;
+      const kb = BigInt(k);
+      const sv = k === 0 ? a.value : (a.value << kb) & U64;
+      const smk = k === 0 ? a.mask : (a.mask << kb) & U64;
+      // tnumAdd of the accumulator and the shifted copy
+      const sm = (accM + smk) & U64;
+      const vv = (accV + sv) & U64;
+      const mu = (((sm + vv) & U64) ^ vv) | accM | smk;
+      accV = vv & ~mu & U64;
+      accM = mu;
     }
-    return acc;
+    return { value: accV, mask: accM };
   }
   const known = (a.value * b.value) & U64;
   let acc: Tnum = { value: 0n, mask: 0n };
@@ -103,10 +119,14 @@ export const tnumRsh = (a: Tnum, k: number): Tnum => ({ value: a.value >> BigInt
 /** Arithmetic shift right of the low `width` bits (32 or 64), sign bit replicated. */
 export function tnumArsh(a: Tnum, k: number, width: 32 | 64): Tnum {
   const m = width === 64 ? U64 : U32;
-  const sign = 1n << BigInt(width - 1);
-  const sx = (x: bigint): bigint => (x & sign ? x - (1n << BigInt(width)) : x);
-  return { value: (sx(a.value) >> BigInt(k)) & m, mask: (sx(a.mask) >> BigInt(k)) & m };
+  const sign = width === 64 ? SIGN_64 : SIGN_32;
+  const kb = BigInt(k);
+  const value = a.value & sign ? a.value - m - 1n : a.value;
+  const mask = a.mask & sign ? a.mask - m - 1n : a.mask;
+  return { value: (value >> kb) & m, mask: (mask >> kb) & m };
 }
+const SIGN_64 = 1n << 63n;
+const SIGN_32 = 1n << 31n;
 
 export function tnumIntersect(a: Tnum, b: Tnum): Tnum {
   const v = a.value | b.value;

@@ -31,6 +31,7 @@ import {
   Byte,
   EMPTY_SLOT,
   type Frame,
+  type LiveRegs,
   NOT_INIT,
   type Reg,
   RegType,
@@ -48,6 +49,7 @@ import {
   pointerReg,
   regTypeName,
   scalarReg,
+  snapshotState,
   stateCovers,
 } from './state.js';
 import { formatTnum, U32, U64 } from './tnum.js';
@@ -97,6 +99,8 @@ interface Checkpoint {
   parent: Checkpoint | null;
   /** Hash for exact comparison (infinite-loop detection). */
   key: number | null;
+  /** The next in-progress state at this instruction with the same key (`byKey`'s chains). */
+  nextSame: Checkpoint | null;
 }
 
 interface Path {
@@ -106,6 +110,13 @@ interface Path {
 }
 
 const NO_CHECKPOINTS: readonly never[] = [];
+/** `keyFilter`: 2^17 bits (16 KiB), made for an instruction once 64 different keys are stored there. */
+const KEY_FILTER_BITS = 17;
+const KEY_FILTER_WORD_MASK = (1 << (KEY_FILTER_BITS - 5)) - 1;
+const KEY_FILTER_FROM = 64;
+/** Placeholders until run() sizes the per-instruction tables (no typed array per Verifier). */
+const NO_INT32 = new Int32Array(0);
+const NO_UINT8 = new Uint8Array(0);
 const BRANCH_FALL = 2;
 const BRANCH_JUMP = 4;
 
@@ -125,7 +136,7 @@ export function verify(program: Uint8Array | Program, options: VerifyOptions = {
   return exact.ok ? exact : result;
 }
 
-class Verifier {
+class Verifier implements LiveRegs {
   private readonly privileged: boolean;
   private readonly allowUninitStack: boolean;
   private readonly context: ContextSpec;
@@ -138,11 +149,18 @@ class Verifier {
   /** Fully explored states per instruction (pruning). */
   private complete: (Checkpoint[] | undefined)[] = [];
   /** Stored states by exact key, per instruction (infinite-loop detection). */
-  private byKey: (Map<number, Checkpoint[]> | undefined)[] = [];
+  private byKey: (Map<number, Checkpoint> | undefined)[] = [];
+  /**
+   * Per instruction with many stored states (a long loop): a bit per key value (its low
+   * `KEY_FILTER_BITS` bits) set for every key stored there. A clear bit means no state with that
+   * key, which saves looking the key up in a large Map (cache misses on every loop iteration);
+   * bits are never cleared, so a set bit only means "look".
+   */
+  private keyFilter: (Uint32Array | undefined)[] = [];
   /** Stored states still being explored, per instruction. */
-  private inProgress = new Int32Array(0);
+  private inProgress = NO_INT32;
   /** 1 at the first instruction of a callback (`cfg.callbackEntries`). */
-  private callbackEntry = new Uint8Array(0);
+  private callbackEntry = NO_UINT8;
   private readonly accesses = new Map<string, FieldAccess>();
   private cfg!: Cfg;
   /** Scalars that can still decide something, per instruction (null: all of them). */
@@ -190,6 +208,9 @@ class Verifier {
       for (const k of cfg!.callbackEntries) this.callbackEntry[k] = 1;
       this.complete = new Array(this.p.length);
       this.byKey = new Array(this.p.length);
+      this.keyFilter = new Array(this.p.length);
+      this.imm64 = new Array(this.p.length);
+      this.imm32 = new Array(this.p.length);
       this.stackDepth = cfg!.subprogStarts.map(() => 0);
       try {
         this.explore();
@@ -199,10 +220,12 @@ class Verifier {
         diagnostic = this.diagnostic(e.insnIndex, e.message);
       }
     }
-    if (diagnostic) this.emit(`${diagnostic.insnIndex}: ${diagnostic.message}`);
-    this.emit(
-      `processed ${this.processed} insns (limit ${this.insnLimit}) max_states_per_insn ${MAX_STATES_PER_INSN} total_states ${this.states} peak_states ${this.peakStates}`,
-    );
+    if (this.logLevel > 0) {
+      if (diagnostic) this.emit(`${diagnostic.insnIndex}: ${diagnostic.message}`);
+      this.emit(
+        `processed ${this.processed} insns (limit ${this.insnLimit}) max_states_per_insn ${MAX_STATES_PER_INSN} total_states ${this.states} peak_states ${this.peakStates}`,
+      );
+    }
     return {
       ok: diagnostic === null,
       diagnostics: diagnostic ? [diagnostic] : [],
@@ -237,7 +260,7 @@ class Verifier {
   // ---------------------------------------------------------------- exploration
 
   private initialState(): State {
-    const regs: Reg[] = Array.from({ length: 11 }, () => NOT_INIT);
+    const regs: Reg[] = notInitRegs();
     regs[1] = pointerReg(RegType.ctx);
     regs[10] = pointerReg(RegType.stack, { frame: 0 });
     const frame: Frame = { regs, stack: [], callsite: -1, subprogStart: 0, callbackCtx: null };
@@ -320,6 +343,7 @@ class Verifier {
     const p = this.p;
     const stopAt = new Uint8Array(p.length);
     for (const k of this.options.stopAt ?? []) if (k >= 0 && k < p.length) stopAt[k] = 1;
+    const lateProblems = this.cfg.lateProblems;
     while (work.length > 0) {
       const path = work.pop()!;
       const state = path.state;
@@ -348,16 +372,23 @@ class Verifier {
           ckpt = next;
         }
         this.coverage[i]! |= 1;
-        const late = this.cfg.lateProblems.get(i);
-        if (late !== undefined) this.reject(i, late);
+        if (lateProblems.size !== 0) {
+          const late = lateProblems.get(i);
+          if (late !== undefined) this.reject(i, late);
+        }
         const insnLine = this.logLevel > 0 ? `${i}: (${p.opcode[i]!.toString(16).padStart(2, '0')}) ${formatInsn(p, i)}` : '';
         if (this.logLevel === 1) this.emit(insnLine);
         let next: number;
-        try {
+        if (this.logLevel > 1) {
+          try {
+            next = this.step(state, i, work, ckpt);
+          } catch (e) {
+            this.emit(insnLine);
+            throw e;
+          }
+        } else {
+          // a rejection is thrown once, straight to run(): no handler in between to rethrow it
           next = this.step(state, i, work, ckpt);
-        } catch (e) {
-          if (this.logLevel > 1) this.emit(insnLine);
-          throw e;
         }
         // level 2: the state after each instruction on its line, as the kernel prints it
         if (this.logLevel > 1) this.emit(`${insnLine.padEnd(37)} ; ${formatState(state)}`);
@@ -372,16 +403,15 @@ class Verifier {
 
   /** Prune-point bookkeeping (`is_state_visited`). */
   private visit(state: State, i: number, ckpt: Checkpoint | null): Checkpoint | 'pruned' | null {
-    // one live-register function for every visit (no closure per prune point)
+    // the verifier itself answers which registers are live (`liveRegs`: no closure per prune point)
     this.liveState = state;
     this.liveInsn = i;
-    const live = this.live;
     let looping = false;
     let key: number | null = null;
     if (this.callbackEntry[i]) {
       // bpf_loop ends by itself: a callback entry covered by one on this path is a fixpoint
       for (const old of this.byInsn(i)) {
-        if (old.branches > 0 && stateCovers(old.state, state, false, live)) {
+        if (old.branches > 0 && stateCovers(old.state, state, false, this)) {
           this.pruned++;
           return 'pruned';
         }
@@ -390,8 +420,10 @@ class Verifier {
       // an ancestor of this path is stored here: the same state again means no progress
       looping = true;
       key = stateKey(state);
-      for (const old of this.byKey[i]?.get(key) ?? NO_CHECKPOINTS) {
-        if (old.branches > 0 && stateCovers(old.state, state, true, live)) {
+      const filter = this.keyFilter[i];
+      const maybe = filter === undefined || (filter[(key >>> 5) & KEY_FILTER_WORD_MASK]! & (1 << (key & 31))) !== 0;
+      for (let old: Checkpoint | null = maybe ? (this.byKey[i]?.get(key) ?? null) : null; old; old = old.nextSame) {
+        if (old.branches > 0 && stateCovers(old.state, state, true, this)) {
           this.reject(i, `infinite loop detected at insn ${i}`);
         }
       }
@@ -403,7 +435,7 @@ class Verifier {
       const pr = this.precision;
       const precise = pr && { regs: pr.regs[i]!, slotsLo: pr.slotsLo[i]!, slotsHi: pr.slotsHi[i]! };
       for (const old of done) {
-        if (stateCovers(old.state, state, false, live, precise)) {
+        if (stateCovers(old.state, state, false, this, precise)) {
           this.pruned++;
           return 'pruned';
         }
@@ -414,16 +446,22 @@ class Verifier {
     }
     this.lastAddProcessed = this.processed;
     this.lastAddJumps = this.jumps;
-    const c: Checkpoint = { state: cloneState(state), insnIndex: i, branches: 1, parent: ckpt, key: null };
-    c.key = key ?? stateKey(state);
+    const k = key ?? stateKey(state);
     let keyed = this.byKey[i];
     if (!keyed) {
       keyed = new Map();
       this.byKey[i] = keyed;
     }
-    const same = keyed.get(c.key);
-    if (same) same.push(c);
-    else keyed.set(c.key, [c]);
+    // states with the same key are chained through the checkpoints (no list object per key)
+    const c: Checkpoint = { state: snapshotState(state), insnIndex: i, branches: 1, parent: ckpt, key: k, nextSame: keyed.get(k) ?? null };
+    keyed.set(k, c);
+    let filter = this.keyFilter[i];
+    if (filter === undefined && keyed.size >= KEY_FILTER_FROM) {
+      filter = new Uint32Array(1 << (KEY_FILTER_BITS - 5));
+      for (const old of keyed.keys()) filter[(old >>> 5) & KEY_FILTER_WORD_MASK]! |= 1 << (old & 31);
+      this.keyFilter[i] = filter;
+    }
+    if (filter !== undefined) filter[(k >>> 5) & KEY_FILTER_WORD_MASK]! |= 1 << (k & 31);
     this.inProgress[i]!++;
     this.states++;
     this.liveStates++;
@@ -433,14 +471,14 @@ class Verifier {
 
   private liveState: State | null = null;
   private liveInsn = 0;
-  /** Registers that may still be read in frame f of `liveState` at `liveInsn`. */
-  private readonly live = (f: number): number => {
+  /** Registers that may still be read in frame f of `liveState` at `liveInsn` (`LiveRegs`). */
+  liveRegs(f: number): number {
     const live = this.cfg.liveIn;
     const state = this.liveState!;
     if (f === state.frames.length - 1) return live[this.liveInsn]!;
     const callsite = state.frames[f + 1]!.callsite;
     return (live[callsite + 1]! & ~0x3f) | (1 << 10);
-  };
+  }
 
   private endPath(ckpt: Checkpoint | null): void {
     let c = ckpt;
@@ -457,19 +495,29 @@ class Verifier {
 
   /** Every in-progress state stored at instruction i. */
   private *byInsn(i: number): Iterable<Checkpoint> {
-    for (const list of this.byKey[i]?.values() ?? NO_CHECKPOINTS) yield* list;
+    for (const head of this.byKey[i]?.values() ?? NO_CHECKPOINTS) {
+      for (let c: Checkpoint | null = head; c; c = c.nextSame) yield c;
+    }
   }
 
   /** A stored state whose every path has been explored: usable for pruning from now on. */
   private completed(c: Checkpoint): void {
     const i = c.insnIndex;
     this.inProgress[i]!--;
-    const same = c.key === null ? undefined : this.byKey[i]?.get(c.key);
-    if (same) {
-      const k = same.indexOf(c);
-      if (k >= 0) same.splice(k, 1);
-      if (same.length === 0) this.byKey[i]!.delete(c.key!);
+    const keyed = this.byKey[i];
+    const head = c.key === null ? undefined : keyed?.get(c.key);
+    if (head === c) {
+      if (c.nextSame) keyed!.set(c.key!, c.nextSame);
+      else keyed!.delete(c.key!);
+    } else {
+      for (let prev: Checkpoint | null = head ?? null; prev; prev = prev.nextSame) {
+        if (prev.nextSame === c) {
+          prev.nextSame = c.nextSame;
+          break;
+        }
+      }
     }
+    c.nextSame = null;
     let list = this.complete[i];
     if (!list) {
       list = [];
@@ -517,6 +565,21 @@ class Verifier {
     }
   }
 
+  /** Immediates as scalars, by instruction: built once, since registers are immutable. */
+  private imm64: (Reg | undefined)[] = [];
+  private imm32: (Reg | undefined)[] = [];
+
+  /** The immediate of instruction i: sign-extended (64-bit operations) or zero-extended (32-bit). */
+  private immReg(i: number, is32: boolean): Reg {
+    const cache = is32 ? this.imm32 : this.imm64;
+    let r = cache[i];
+    if (r === undefined) {
+      r = constReg(is32 ? BigInt(this.p.imm[i]! >>> 0) : BigInt(this.p.imm[i]!));
+      cache[i] = r;
+    }
+    return r;
+  }
+
   private regs(s: State): Reg[] {
     return curFrame(s).regs;
   }
@@ -548,7 +611,7 @@ class Verifier {
 
     if (o === Alu.MOV) {
       if (!fromReg) {
-        this.writeReg(s, i, dst, constReg(is64 ? BigInt(imm) : BigInt(imm >>> 0)));
+        this.writeReg(s, i, dst, this.immReg(i, !is64));
         return;
       }
       const src = this.readReg(s, i, srcNo);
@@ -560,7 +623,7 @@ class Verifier {
           return;
         }
         if (!this.privileged) this.reject(i, `R${srcNo} partial copy of pointer`);
-        regs[dst] = is64 ? UNKNOWN_SCALAR : scalarReg(scalarRange(0n, U32));
+        regs[dst] = is64 ? UNKNOWN_SCALAR : UNKNOWN_U32;
         return;
       }
       let v = src.v;
@@ -614,7 +677,7 @@ class Verifier {
         }
         regs[dst] = constReg(y);
       } else {
-        regs[dst] = scalarReg(scalarRange(0n, bits === 64 ? U64 : (1n << BigInt(bits)) - 1n));
+        regs[dst] = bits === 64 ? UNKNOWN_SCALAR : UNKNOWN_SCALAR_SIZED(bits / 8, 'read');
       }
       return;
     }
@@ -623,7 +686,7 @@ class Verifier {
     if (fromReg) src = this.readReg(s, i, srcNo);
     else {
       if ((o === Alu.DIV || o === Alu.MOD) && imm === 0) this.reject(i, 'div by zero');
-      src = constReg(is64 ? BigInt(imm) : BigInt(imm >>> 0));
+      src = this.immReg(i, !is64);
     }
     if ((o === Alu.LSH || o === Alu.RSH || o === Alu.ARSH) && !fromReg && (imm < 0 || imm >= w)) {
       this.reject(i, `invalid shift ${imm}`);
@@ -633,7 +696,7 @@ class Verifier {
       regs[dst] = this.pointerAlu(i, o, is64, d, src);
       return;
     }
-    if (this.options.rejectDivisionByZero && (o === Alu.DIV || o === Alu.MOD) && fromReg) {
+    if ((o === Alu.DIV || o === Alu.MOD) && fromReg && this.options.rejectDivisionByZero) {
       const sv = viewOf(src.v, w);
       if (sv.umin === 0n) this.reject(i, `possible division by zero (R${srcNo} may be 0)`);
     }
@@ -655,7 +718,7 @@ class Verifier {
       this.reject(i, `R${dst} pointer ${ALU_TEXT[o]} pointer prohibited`);
     }
     if (!is64) {
-      if (o === Alu.SUB && this.privileged) return scalarReg(scalarRange(0n, U32));
+      if (o === Alu.SUB && this.privileged) return UNKNOWN_U32;
       this.reject(i, `R${dst} 32-bit pointer arithmetic prohibited`);
     }
     const ptr = isPointer(d) ? d : src;
@@ -723,7 +786,7 @@ class Verifier {
     const base = this.readReg(s, i, p.dst[i]!);
     let value: Reg;
     if (cls(op) === Cls.STX) value = this.readReg(s, i, p.src[i]!);
-    else value = constReg(BigInt(p.imm[i]!));
+    else value = this.immReg(i, false);
     if (!this.privileged && isPointer(value) && base.type !== RegType.stack) {
       this.reject(i, `R${p.src[i]} leaks addr into mem`);
     }
@@ -832,21 +895,20 @@ class Verifier {
     }
     const off = insnOff;
     const ctx = this.context;
-    const invalid = (): never => this.reject(i, `invalid bpf_context access off=${off} size=${size}`);
     if (ctx.kind === 'xdp') {
       // xdp_is_valid_access: read-only, every field is a __u32; egress_ifindex (20) only for devmap programs
-      if (kind === 'write' || off < 0 || off >= XDP_MD_SIZE || size !== 4 || off % size !== 0 || off === 20) invalid();
+      if (kind === 'write' || off < 0 || off >= XDP_MD_SIZE || size !== 4 || off % size !== 0 || off === 20) this.invalidCtx(i, off, size);
       return this.packetSlotRead(off, { data: 0, dataEnd: 4, meta: 8 }) ?? UNKNOWN_SCALAR_SIZED(size, kind);
     }
     if (ctx.kind === 'raw') {
-      if (off < 0 || off + size > ctx.size || (kind === 'write' && !ctx.writable)) invalid();
+      if (off < 0 || off + size > ctx.size || (kind === 'write' && !ctx.writable)) this.invalidCtx(i, off, size);
       const slots = ctx.packet;
       if (slots) {
         const touches = [slots.data, slots.dataEnd, slots.meta].some((at) => at !== undefined && off < at + 4 && at < off + size);
         if (touches) {
           // the pointer fields are read whole and never written (the kernel converts the load)
           const ptr = kind === 'read' && size === 4 ? this.packetSlotRead(off, slots) : null;
-          return ptr ?? invalid();
+          return ptr ?? this.invalidCtx(i, off, size);
         }
       }
       return UNKNOWN_SCALAR_SIZED(size, kind);
@@ -880,6 +942,10 @@ class Verifier {
       }
     }
     return UNKNOWN_SCALAR_SIZED(size, kind);
+  }
+
+  private invalidCtx(i: number, off: number, size: number): never {
+    this.reject(i, `invalid bpf_context access off=${off} size=${size}`);
   }
 
   /** The packet pointer a 4-byte context read at `off` gives, or null for another field. */
@@ -1072,11 +1138,11 @@ class Verifier {
     const fromReg = isSrcReg(op);
     if (!fromReg && d.type === RegType.scalar && isConst(d.v)) {
       // a known value against the immediate (counted loops): one way only, no scalar built
-      const goes = constCompare(o, constValue(d.v), is32 ? BigInt(p.imm[i]! >>> 0) : BigInt(p.imm[i]!), is32 ? 32 : 64);
+      const goes = constCompare(o, constValue(d.v), constValue(this.immReg(i, is32).v), is32 ? 32 : 64);
       this.coverage[i]! |= goes ? BRANCH_JUMP : BRANCH_FALL;
       return goes ? target : i + 1;
     }
-    const src = fromReg ? this.readReg(s, i, p.src[i]!) : constReg(is32 ? BigInt(p.imm[i]! >>> 0) : BigInt(p.imm[i]!));
+    const src = fromReg ? this.readReg(s, i, p.src[i]!) : this.immReg(i, is32);
 
     let fall: State | null;
     let taken: State | null;
@@ -1121,33 +1187,29 @@ class Verifier {
     const fromReg = isSrcReg(p.opcode[i]!);
     const regs = this.regs(s);
     const d = regs[dstNo]!;
-    const src = fromReg ? regs[p.src[i]!]! : constReg(is32 ? BigInt(p.imm[i]! >>> 0) : BigInt(p.imm[i]!));
+    const src = fromReg ? regs[p.src[i]!]! : this.immReg(i, is32);
     const r = refineCompare(o, viewOf(d.v, w), viewOf(src.v, w), outcome);
     if (!r) return null;
     const nd = withView(d.v, r[0]);
-    const ns = withView(src.v, r[1]);
-    if (!nd || !ns) return null;
+    if (!nd) return null;
+    // an immediate's refined view is the constant itself whenever refineCompare found the
+    // outcome possible (its tnum is exact, so its bounds are pinned to it): nothing to refine
+    const ns = fromReg ? withView(src.v, r[1]) : src.v;
+    if (!ns) return null;
     const out = cloneState(s);
-    const setScalar = (reg: Reg, v: Scalar) => {
-      const updated = { ...reg, v };
-      if (reg.id === 0) return updated;
-      mapAllRegs(out, (x) => (x.type === RegType.scalar && x.id === reg.id ? { ...x, v } : x));
-      return updated;
-    };
     const fr = curFrame(out).regs;
-    fr[dstNo] = setScalar(d, nd);
-    if (fromReg) fr[p.src[i]!] = setScalar(fr[p.src[i]!]!, ns);
+    fr[dstNo] = setScalar(out, d, nd);
+    if (fromReg) fr[p.src[i]!] = setScalar(out, fr[p.src[i]!]!, ns);
     return out;
   }
 
   /** Branches on a comparison involving a pointer: null checks, and opaque pointer comparisons. */
   private pointerBranch(s: State, i: number, o: number, is32: boolean, d: Reg, src: Reg): [State | null, State | null] {
     const p = this.p;
-    const isZero = (r: Reg) => r.type === RegType.scalar && isConst(r.v) && constValue(r.v) === 0n;
     if ((o === Jmp.JEQ || o === Jmp.JNE) && !is32) {
       const ptr = isPointer(d) ? d : src;
       const other = isPointer(d) ? src : d;
-      if (isZero(other)) {
+      if (isZeroScalar(other)) {
         if (ptr.maybeNull) {
           const isNull = this.markNull(cloneState(s), ptr, true);
           const notNull = this.markNull(cloneState(s), ptr, false);
@@ -1171,16 +1233,13 @@ class Verifier {
    * readable through every pointer with the same variable part.
    */
   private packetBranch(s: State, o: number, d: Reg, src: Reg): [State | null, State | null] | null {
-    const isStart = (r: Reg) => r.type === RegType.packet && r.off === 0 && isConst(r.v) && constValue(r.v) === 0n;
-    const bounds = (lo: Reg, hi: Reg) =>
-      (lo.type === RegType.packet && hi.type === RegType.packetEnd) || (lo.type === RegType.packetMeta && isStart(hi));
     // normalise to `ptr <op> limit`, with the comparison seen from the bounded pointer
     let ptr: Reg;
     let op: number;
-    if (bounds(d, src)) {
+    if (boundsPacket(d, src)) {
       ptr = d;
       op = o;
-    } else if (bounds(src, d)) {
+    } else if (boundsPacket(src, d)) {
       ptr = src;
       const flip: Record<number, number> = { [Jmp.JGT]: Jmp.JLT, [Jmp.JLT]: Jmp.JGT, [Jmp.JGE]: Jmp.JLE, [Jmp.JLE]: Jmp.JGE };
       const f = flip[o];
@@ -1339,7 +1398,7 @@ class Verifier {
       this.reject(i, `the call stack of ${s.frames.length + 1} frames is too deep`);
     }
     const caller = curFrame(s);
-    const regs: Reg[] = Array.from({ length: 11 }, () => NOT_INIT);
+    const regs: Reg[] = notInitRegs();
     for (let r = 1; r <= 5; r++) regs[r] = caller.regs[r]!;
     regs[10] = pointerReg(RegType.stack, { frame: s.frames.length });
     s.frames.push({ regs, stack: [], callsite: i, subprogStart: target, callbackCtx: null });
@@ -1466,8 +1525,8 @@ class Verifier {
     if (s.frames.length >= MAX_CALL_FRAMES) {
       this.reject(i, `the call stack of ${s.frames.length + 1} frames is too deep`);
     }
-    const regs: Reg[] = Array.from({ length: 11 }, () => NOT_INIT);
-    regs[1] = scalarReg(scalarRange(0n, U32));
+    const regs: Reg[] = notInitRegs();
+    regs[1] = UNKNOWN_U32;
     regs[2] = ctx;
     regs[10] = pointerReg(RegType.stack, { frame: s.frames.length });
     s.frames.push({ regs, stack: [], callsite: i, subprogStart: start, callbackCtx: ctx });
@@ -1591,6 +1650,25 @@ class Verifier {
   }
 }
 
+/** r0-r10 of a new frame, none written yet. */
+function notInitRegs(): Reg[] {
+  return [NOT_INIT, NOT_INIT, NOT_INIT, NOT_INIT, NOT_INIT, NOT_INIT, NOT_INIT, NOT_INIT, NOT_INIT, NOT_INIT, NOT_INIT];
+}
+
+/** `reg` with value `v`; every other register linked to it by id gets `v` too. */
+function setScalar(out: State, reg: Reg, v: Scalar): Reg {
+  const updated = { ...reg, v };
+  if (reg.id === 0) return updated;
+  mapAllRegs(out, (x) => (x.type === RegType.scalar && x.id === reg.id ? { ...x, v } : x));
+  return updated;
+}
+
+const isZeroScalar = (r: Reg): boolean => r.type === RegType.scalar && isConst(r.v) && constValue(r.v) === 0n;
+const isPacketStart = (r: Reg): boolean => r.type === RegType.packet && r.off === 0 && isConst(r.v) && constValue(r.v) === 0n;
+/** `lo` is a pointer that `hi` bounds: a packet pointer and pkt_end, or a meta pointer and the packet start. */
+const boundsPacket = (lo: Reg, hi: Reg): boolean =>
+  (lo.type === RegType.packet && hi.type === RegType.packetEnd) || (lo.type === RegType.packetMeta && isPacketStart(hi));
+
 /** `a op b` on known values (BPF semantics, `w`-bit), or null for ops left to the bounds logic. */
 function constAlu(o: number, a: bigint, b: bigint, w: 32 | 64, signedDivMod: boolean): bigint | null {
   const m = w === 64 ? U64 : U32;
@@ -1660,10 +1738,19 @@ function constCompare(o: number, a: bigint, b: bigint, w: 32 | 64): boolean {
   }
 }
 
+/**
+ * Unknown values of 1, 2 and 4 bytes (zero-extended): registers are immutable, so the loads and
+ * 32-bit results that produce them share one each instead of normalizing a new range every time.
+ */
+const UNKNOWN_BY_SIZE: readonly Reg[] = [1, 2, 4].map((size) => scalarReg(scalarRange(0n, (1n << BigInt(size * 8)) - 1n)));
+const UNKNOWN_U8 = UNKNOWN_BY_SIZE[0]!;
+const UNKNOWN_U16 = UNKNOWN_BY_SIZE[1]!;
+const UNKNOWN_U32 = UNKNOWN_BY_SIZE[2]!;
+
 /** Fresh scalar of a load of `size` bytes (zero-extended). */
 function UNKNOWN_SCALAR_SIZED(size: number, kind: 'read' | 'write'): Reg {
   if (kind === 'write' || size >= 8) return UNKNOWN_SCALAR;
-  return scalarReg(scalarRange(0n, (1n << BigInt(size * 8)) - 1n));
+  return size === 1 ? UNKNOWN_U8 : size === 2 ? UNKNOWN_U16 : size === 4 ? UNKNOWN_U32 : scalarReg(scalarRange(0n, (1n << BigInt(size * 8)) - 1n));
 }
 
 /** Slot and byte position (lowest address first) of stack byte `a` (negative). */
@@ -1697,46 +1784,54 @@ function replaceState(target: State, from: State): void {
  */
 function stateKey(s: State): number {
   let h = 0x811c9dc5 ^ s.refs.length;
-  for (const f of s.frames) {
+  const frames = s.frames;
+  for (let fi = 0; fi < frames.length; fi++) {
+    const f = frames[fi]!;
     h = mix(h, f.callsite);
-    for (const r of f.regs) h = mix(h, regHash(r));
-    for (let k = 0; k < f.stack.length; k++) {
-      const slot = f.stack[k]!;
-      if (slot !== EMPTY_SLOT) h = mix(mix(h, k), slotHash(slot));
+    const regs = f.regs;
+    for (let r = 0; r < regs.length; r++) h = mix(h, regHash(regs[r]!));
+    const stack = f.stack;
+    for (let k = 0; k < stack.length; k++) {
+      const slot = stack[k]!;
+      if (slot !== EMPTY_SLOT) h = mix(h ^ k, slotHash(slot));
     }
   }
   return h;
 }
 
-const mix = (h: number, x: number): number => Math.imul(h ^ x, 0x01000193) >>> 0;
+// Hashes stay below 2^30 (the high, best-mixed bits of the product): small integers, which V8
+// keeps unboxed, so hashing and the Map of keys allocate nothing
+const mix = (h: number, x: number): number => Math.imul(h ^ x, 0x01000193) >>> 2;
 
 function stringHash(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h >>> 0;
+  return h >>> 2;
 }
 
 // Number(x) of a BigInt allocates nothing (unlike asUintN or >>): the low and high words of
 // the double are enough for a hash, since equal values give equal doubles
 const wordLo = (x: bigint): number => Number(x) | 0;
-const wordHi = (x: bigint): number => (Number(x) / 4294967296) | 0;
 const slotHashes = new WeakMap<Slot, number>();
 
 /** A hash of everything exact comparison looks at (a collision only costs a comparison). */
 function regHash(r: Reg): number {
   if (r.type === RegType.notInit) return 1;
-  const h = mix(mix(mix(r.type, r.off), r.aux), (r.frame << 3) | (r.maybeNull ? 4 : 0) | (r.id ? 2 : 0) | (r.refId ? 1 : 0));
-  // most pointers share the zero offset object: its hash is computed once
-  return r.v === ZERO_OFFSET ? mix(h, ZERO_OFFSET_HASH) : mix(h, scalarHash(r.v));
+  // the small fields packed into two words first: two multiplications instead of five
+  const kind = r.type | (r.frame << 4) | (r.maybeNull ? 0x100 : 0) | (r.id ? 0x200 : 0) | (r.refId ? 0x400 : 0);
+  const h = mix(kind ^ Math.imul(r.aux, 0x9e3779b1), r.off);
+  // most pointers share the zero offset object: nothing to add for it
+  return r.v === ZERO_OFFSET ? h : mix(h, scalarHash(r.v));
 }
 
 function scalarHash(v: Scalar): number {
-  const h = mix(wordLo(v.t.value), wordHi(v.t.value));
+  const x = Number(v.t.value);
+  const h = mix(x | 0, (x / 4294967296) | 0);
   if (v.t.mask === 0n) return h;
   // the bounds follow from these in most states; a collision only costs a comparison
-  return mix(mix(mix(mix(h, wordLo(v.t.mask)), wordHi(v.t.mask)), wordLo(v.umax)), wordLo(v.smin));
+  const m = Number(v.t.mask);
+  return mix(mix(mix(h ^ (m | 0), (m / 4294967296) | 0), wordLo(v.umax)), wordLo(v.smin));
 }
-const ZERO_OFFSET_HASH = scalarHash(ZERO_OFFSET);
 
 function slotHash(slot: Slot): number {
   let h = slotHashes.get(slot);
