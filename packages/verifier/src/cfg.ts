@@ -32,9 +32,16 @@ export interface Cfg {
   callbackEntries: Set<number>;
 }
 
-/** Problems the kernel finds before exploring (unknown opcodes, malformed lddw) vs. on the way. */
+/**
+ * Problems the kernel finds before exploring vs. on the way: unknown opcodes, malformed lddw and
+ * a load's reserved fields (resolve_pseudo_ldimm64 checks every BPF_LDX up front, so even one on
+ * a path it would never take is refused).
+ */
 const isStaticProblem = (message: string): boolean =>
-  message.startsWith('unknown opcode') || message.includes('ld_imm64') || message.endsWith('not allowed for this program type');
+  message.startsWith('unknown opcode') ||
+  message.includes('ld_imm64') ||
+  message.endsWith('not allowed for this program type') ||
+  message === 'BPF_LDX uses reserved fields';
 
 const JMP_OPS = new Set<number>([
   Jmp.JA,
