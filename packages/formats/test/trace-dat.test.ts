@@ -290,7 +290,7 @@ describe('hostile trace.dat files', () => {
   });
 
   it.each([
-    ['a huge section size', (b: Uint8Array, v: DataView, first: number) => v.setBigUint64(first + 8, 1n << 40n, true), 'out-of-range'],
+    ['a huge section size', (_b: Uint8Array, v: DataView, first: number) => v.setBigUint64(first + 8, 1n << 40n, true), 'out-of-range'],
     ['a bad magic', (b: Uint8Array) => (b[1] = 0), 'malformed'],
     ['version 8', (b: Uint8Array) => (b[10] = 0x38), 'unsupported'],
     ['an unknown compression', (b: Uint8Array) => b.set(new TextEncoder().encode('lz77'), 20), 'unsupported'],

@@ -3,7 +3,7 @@ import type { ElfFile } from '../elf/elf-file.js';
 import { BpfRelocationType } from '../elf/elf-relocation.js';
 import { type ElfSection, isExecutableSection } from '../elf/elf-section.js';
 import { SymbolBinding, SymbolType } from '../elf/elf-symbol.js';
-import type { MapSpec, ProgramRelocation, ProgramSpec } from './object-spec.js';
+import type { MapSpec, ProgramSpec } from './object-spec.js';
 import { parseProgramSection } from './program-section.js';
 
 const INSN_SIZE = 8;
