@@ -27,6 +27,7 @@ import { KernelProgType, KernelRunner } from '../src/node/index.js';
 import { FAST_LOOPS_ADDR } from '../src/wasm/wasm-layout.js';
 import { assembleForKernel } from '../test/kernel-program.js';
 import { countByTypeSource, syscountSource } from '../test/runtime.test-program.js';
+import { slot } from '../test/slot.js';
 
 /** A tracepoint's id from the mounted tracefs, or undefined. */
 function readTracepointId(system: string, event: string): number | undefined {
@@ -52,15 +53,7 @@ const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)] as number;
 };
-const insn = (op: number, dst: number, src: number, off: number, imm: number) => {
-  const b = new Uint8Array(8);
-  const v = new DataView(b.buffer);
-  b[0] = op;
-  b[1] = (src << 4) | dst;
-  v.setInt16(2, off, true);
-  v.setInt32(4, imm, true);
-  return b;
-};
+const insn = slot;
 const concat = (...parts: Uint8Array[]) => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;

@@ -2448,20 +2448,12 @@ export class Vm {
             const loop = this.frameLoop;
             const at = frame * 6;
             loop[at] = nr;
-            loop[at + 1] = 0;
             loop[at + 2] = L[2] as number;
             loop[at + 3] = L[3] as number;
             loop[at + 4] = H[3] as number;
             loop[at + 5] = pc;
-            this.pushFrame(frame, -1);
+            pc = this.enterLoopCallback(frame, 0);
             frame++;
-            L[1] = 0;
-            H[1] = 0;
-            L[2] = loop[at + 3] as number;
-            H[2] = loop[at + 4] as number;
-            L[3] = L[4] = L[5] = 0;
-            H[3] = H[4] = H[5] = 0;
-            pc = loop[at + 2] as number;
             if (n > budget) {
               status = RunStatus.budgetExhausted;
               break run;
@@ -2528,16 +2520,8 @@ export class Vm {
             }
             continue run;
           }
-          loop[at + 1] = i;
-          this.pushFrame(frame, -1);
+          pc = this.enterLoopCallback(frame, i);
           frame++;
-          L[1] = i;
-          H[1] = 0;
-          L[2] = loop[at + 3] as number;
-          H[2] = loop[at + 4] as number;
-          L[3] = L[4] = L[5] = 0;
-          H[3] = H[4] = H[5] = 0;
-          pc = loop[at + 2] as number;
           if (n > budget) {
             status = RunStatus.budgetExhausted;
             break run;
@@ -2550,6 +2534,27 @@ export class Vm {
     }
 
     return this.conclude(prog, pc, n, frame, status);
+  }
+
+  /**
+   * Enters iteration `index` of the bpf_loop that `frame` runs: its callback in the next frame
+   * (returning into the loop), r1 = the index, r2 = the loop's context, r3-r5 = 0. Returns the
+   * callback's pc.
+   */
+  private enterLoopCallback(frame: number, index: number): number {
+    const loop = this.frameLoop;
+    const at = frame * 6;
+    const L = this.regLo;
+    const H = this.regHi;
+    loop[at + 1] = index;
+    this.pushFrame(frame, -1);
+    L[1] = index;
+    H[1] = 0;
+    L[2] = loop[at + 3] as number;
+    H[2] = loop[at + 4] as number;
+    L[3] = L[4] = L[5] = 0;
+    H[3] = H[4] = H[5] = 0;
+    return loop[at + 2] as number;
   }
 
   /**

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseEventFormat } from '@probeyard/formats';
 import { assembleForKernel } from './kernel-program.js';
 import { randomProgram } from './random-program.js';
+import { slot } from './slot.js';
 import { syscountSource } from './runtime.test-program.js';
 
 // The kernel as the reference: the same random programs through BPF_PROG_TEST_RUN (as XDP), and
@@ -20,15 +21,7 @@ const RESULT_BYTES = 80 + 512;
 /** The program inside a wrapper: zero the stack, run, then copy r0-r9 and the stack into map 0. */
 function wrapForKernel(program: Uint8Array): Uint8Array {
   const out: number[] = [];
-  const insn = (op: number, dst: number, src: number, off: number, imm: number) => {
-    const b = new Uint8Array(8);
-    const v = new DataView(b.buffer);
-    b[0] = op;
-    b[1] = (src << 4) | dst;
-    v.setInt16(2, off, true);
-    v.setInt32(4, imm, true);
-    out.push(...b);
-  };
+  const insn = (op: number, dst: number, src: number, off: number, imm: number) => out.push(...slot(op, dst, src, off, imm));
   for (let k = 1; k <= 64; k++) insn(0x7a, 10, 0, -8 * k, 0); // *(u64 *)(r10 - 8k) = 0
   out.push(...program.subarray(0, program.length - 8)); // without its exit
   insn(0x7b, 10, 9, -8, 0); // *(u64 *)(r10 - 8) = r9
@@ -229,15 +222,7 @@ describe.skipIf(!kernel)('bpf_loop against the kernel', () => {
   /** sum(i*i + 1) over the iterations into a stack slot of the caller, stop at `stop`; r0 folds it with bpf_loop's result. */
   function loopProgram(nr: number, stop: number, flags: number): Uint8Array {
     const out: number[] = [];
-    const insn = (op: number, dst: number, src: number, off: number, imm: number) => {
-      const b = new Uint8Array(8);
-      const v = new DataView(b.buffer);
-      b[0] = op;
-      b[1] = (src << 4) | dst;
-      v.setInt16(2, off, true);
-      v.setInt32(4, imm, true);
-      out.push(...b);
-    };
+    const insn = (op: number, dst: number, src: number, off: number, imm: number) => out.push(...slot(op, dst, src, off, imm));
     insn(0x7a, 10, 0, -8, 0); // 0: *(u64 *)(r10 - 8) = 0
     insn(0xb7, 1, 0, 0, nr); // 1: r1 = nr
     insn(0xb7, 4, 0, 0, flags); // 2: r4 = flags

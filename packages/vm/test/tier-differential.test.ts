@@ -13,6 +13,7 @@ import {
   type VmTier,
 } from '../src/index.js';
 import { randomProgram } from './random-program.js';
+import { slot } from './slot.js';
 
 // The compiled (WebAssembly) tier against the interpreter: on the same program and input both
 // must end the same way (status, fault pc and message, instruction count), with the same
@@ -52,15 +53,6 @@ function both(bytes: Uint8Array, ctx: Uint8Array): Outcome[] {
   });
 }
 
-function slot(op: number, dst: number, src: number, off: number, imm: number): Uint8Array {
-  const b = new Uint8Array(8);
-  const v = new DataView(b.buffer);
-  b[0] = op;
-  b[1] = (src << 4) | dst;
-  v.setInt16(2, off, true);
-  v.setInt32(4, imm, true);
-  return b;
-}
 
 function concat(...parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
