@@ -7,7 +7,7 @@ import { parseEventFormat, type EventFormat } from '../event-format/event-format
 import { CountingBatch, type RecordBatch, type RecordStream, type RecordStreamInfo, type RecordStreamStats } from '../record-stream.js';
 import { parseHeaderEvent } from '../ring-buffer/header-event.js';
 import { parseHeaderPage, type HeaderPageLayout } from '../ring-buffer/header-page.js';
-import { PageReader } from '../ring-buffer/page.js';
+import { commitLengthMask, PageReader } from '../ring-buffer/page.js';
 import type { TraceRecord } from '../ring-buffer/trace-record.js';
 import { MergedRecordReader, type RecordReader } from '../trace-dat/merge.js';
 
@@ -57,8 +57,6 @@ export function unmountTracefs(m: TracefsMount): void {
 }
 
 const hostLittleEndian = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
-/** The data length bits of a sub-buffer's commit word (the two above are flags). */
-const commitLengthMask = 0x3fffffff;
 
 /** Options of {@link openTracefsStream}. */
 export interface TracefsStreamOptions {

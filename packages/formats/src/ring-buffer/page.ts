@@ -19,7 +19,8 @@ export type RingBufferType = (typeof RingBufferType)[keyof typeof RingBufferType
 export const missedEventsFlag = 0x80000000;
 /** `commit` flag RB_MISSED_STORED: the lost-event count is stored (a `long`) after the data. */
 export const missedStoredFlag = 0x40000000;
-const commitLengthMask = 0x3fffffff;
+/** The data length bits of a sub-buffer's `commit` word (the two above them are flags). */
+export const commitLengthMask = 0x3fffffff;
 const TWO_32 = 4294967296;
 
 /** The decoded header of one sub-buffer. */
