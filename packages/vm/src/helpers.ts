@@ -6,25 +6,10 @@ import { MapType } from './maps/map.js';
 import { RingBuffer } from './maps/ring-buffer.js';
 import type { LoadedProgram } from './program.js';
 import type { Vm } from './vm.js';
+import { HelperAction, type HelperFn, pointerArg } from './helper-fn.js';
+import { tracingHelpers } from './tracing-helpers.js';
 
-/** What the interpreter does after a helper returns. */
-export const HelperAction = {
-  /** Continue with the next instruction (r0 holds the helper's result). */
-  next: 0,
-  /** End the whole run now with the current r0 (uBPF's "unwind" helpers). */
-  exit: 1,
-  /** Continue in `vm.tailTarget` (bpf_tail_call succeeded). */
-  tailCall: 2,
-  /** Stop the run with the fault the helper recorded (`vm.helperFault`). */
-  fault: 3,
-} as const;
-export type HelperAction = (typeof HelperAction)[keyof typeof HelperAction];
-
-/**
- * A helper: reads its arguments from r1..r5 (`vm.regLo`/`vm.regHi`), writes its result to r0
- * (`vm.setReturn`), and tells the interpreter what to do next.
- */
-export type HelperFn = (vm: Vm) => HelperAction;
+export { HelperAction, type HelperFn } from './helper-fn.js';
 
 const BPF_F_CURRENT_CPU = 0xffffffff;
 const commCache = new WeakMap<Vm, Map<number, Uint8Array>>();
@@ -33,15 +18,6 @@ const commCache = new WeakMap<Vm, Map<number, Uint8Array>>();
 function readableByProbe(vm: Vm, hi: number): boolean {
   const k = vm.regionOf(hi);
   return k === 'context' || k === 'stack' || k === 'map-value' || k === 'ringbuf';
-}
-
-/** Resolves pointer argument r`reg` to `size` bytes, or records a fault; returns the offset or -1. */
-function pointerArg(vm: Vm, reg: number, size: number, what: string): number {
-  const lo = vm.regLo[reg] as number;
-  const hi = vm.regHi[reg] as number;
-  const at = vm.resolve(lo, hi, size);
-  if (at < 0) vm.helperFault(`${what} (r${reg}): ${size} bytes are not inside one memory region`, [lo, hi]);
-  return at;
 }
 
 const mapLookupElem: HelperFn = (vm) => {
@@ -312,6 +288,7 @@ export const standardHelpers: ReadonlyMap<number, HelperFn> = new Map<number, He
   [HelperId.probeReadUserStr, probeReadStr],
   [HelperId.ktimeGetNs, ktimeGetNs],
   [HelperId.ktimeGetBootNs, ktimeGetNs],
+  [HelperId.ktimeGetCoarseNs, ktimeGetNs],
   [HelperId.tracePrintk, tracePrintk],
   [HelperId.getPrandomU32, getPrandomU32],
   [HelperId.getSmpProcessorId, getSmpProcessorId],
@@ -326,6 +303,7 @@ export const standardHelpers: ReadonlyMap<number, HelperFn> = new Map<number, He
   [HelperId.ringbufDiscard, ringbufCommit(true)],
   [HelperId.ringbufQuery, ringbufQuery],
   [HelperId.loop, loopOutsideInterpreter],
+  ...tracingHelpers,
 ]);
 
 /** Forgets cached `comm`s (call when the node's saved_cmdlines changed). */

@@ -15,7 +15,9 @@ export { createMap, type ProgArray } from './maps/create-map.js';
 export { Errno, UpdateFlag } from './maps/errno.js';
 export { HashMap } from './maps/hash-map.js';
 export { BpfMap, type MapContext, type MapSpec, MapType, mapTypeNames } from './maps/map.js';
+export { QueueStackMap } from './maps/queue-stack-map.js';
 export { RingBuffer, RingbufQuery } from './maps/ring-buffer.js';
+export { StackTraceMap } from './maps/stack-trace-map.js';
 export {
   InternalOp,
   type LoadDiagnostic,

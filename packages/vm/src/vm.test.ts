@@ -69,11 +69,11 @@ describe('faults', () => {
 
 describe('load-time refusals', () => {
   it('names an unknown helper', () => {
-    const r = loadProgram(hex('85 00 00 00 23 00 00 00 95 00 00 00 00 00 00 00'), new Vm().loadOptions());
+    const r = loadProgram(hex('85 00 00 00 24 00 00 00 95 00 00 00 00 00 00 00'), new Vm().loadOptions());
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.code).toBe('unknown-helper');
-    expect(r.diagnostics[0]?.message).toBe('unknown helper 35 (bpf_get_current_task)');
+    expect(r.diagnostics[0]?.message).toBe('unknown helper 36 (bpf_probe_write_user)');
     expect(r.diagnostics[0]?.insnIndex).toBe(0);
   });
 

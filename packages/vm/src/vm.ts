@@ -67,6 +67,34 @@ export interface HelperEnvironment {
   commOf?: (pid: number) => string | undefined;
   /** (uid, gid) of a pid, when the agent knows it. */
   uidGidOf?: (pid: number) => readonly [number, number] | undefined;
+  /**
+   * The id of a pid's cgroup on the unified hierarchy (cgroup v2: the inode number of its
+   * directory), for `bpf_get_current_cgroup_id`; undefined when unknown (the helper gives 0).
+   */
+  cgroupIdOf?: (pid: number) => bigint | number | undefined;
+  /**
+   * The pid namespace the records' pids are numbered in (tracefs gives pids of the initial
+   * namespace, so this is the node's: the agent reads it with `stat /proc/self/ns/pid` when it
+   * runs there): `st_dev` and `st_ino`. `bpf_get_ns_current_pid_tgid` answers for it only;
+   * without it the helper gives -ENOENT.
+   */
+  pidNamespace?: { dev: bigint | number; ino: bigint | number };
+  /**
+   * Sends signal `sig` for `bpf_send_signal` (`thread` false: to the process of `pid`) or
+   * `bpf_send_signal_thread` (`thread` true: to the thread `pid`); returns 0 or a negative
+   * errno. Absent (the default), the helpers give -EPERM: a replay cannot signal the task that
+   * was recorded, and the VM never signals a process by itself.
+   */
+  sendSignal?: (pid: number, sig: number, thread: boolean) => number;
+  /** `CONFIG_HZ` of the recorded kernel, for `bpf_jiffies64` (default 250). */
+  hz?: number;
+  /**
+   * CLOCK_TAI minus the records' clock, ns, for `bpf_ktime_get_tai_ns` (default 0: the record
+   * timestamp itself).
+   */
+  taiOffsetNs?: bigint | number;
+  /** The BPF cookie of the attachment (`bpf_get_attach_cookie`); default 0, as with no cookie. */
+  attachCookie?: bigint | number;
 }
 
 export interface VmOptions {

@@ -5,6 +5,7 @@ import { KernelProgType, KernelRunner } from '../src/node/index.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEventFormat } from '@probeyard/formats';
 import { assembleForKernel } from './kernel-program.js';
+import { expectedResults, queueStackCase, queueStackProgram, resultBytes } from './queue-stack-program.js';
 import { randomProgram } from './random-program.js';
 import { slot } from './slot.js';
 import { syscountSource } from './runtime.test-program.js';
@@ -271,5 +272,67 @@ describe.skipIf(!kernel)('bpf_loop against the kernel', () => {
     expect(vm.run(program, new Uint8Array(64))).toBe(RunStatus.ok);
     // XDP's test run returns the low 32 bits of r0
     expect(Number(vm.r0 & 0xffffffffn)).toBe(theirs.retval >>> 0);
+  });
+});
+
+// Queue and stack maps (allowed in XDP programs): random push/pop/peek sequences as one program
+// that writes every r0 and every popped or peeked value into an array map (queue-stack-program.ts),
+// through BPF_PROG_TEST_RUN and on both VM tiers; the results must be equal byte for byte (and
+// equal to the model the unit tests use without a kernel).
+describe.skipIf(!kernel)('queue and stack maps against the kernel', () => {
+  it('random push/pop/peek sequences give the same r0s and values', async () => {
+    const cases = fc.sample(queueStackCase, { numRuns: 120, seed: 42 });
+    let ops = 0;
+    for (const c of cases) {
+      const insns = queueStackProgram(c);
+      const specs = [
+        { type: MapType.array, keySize: 4, valueSize: resultBytes(c), maxEntries: 1 },
+        { type: c.type, keySize: 0, valueSize: c.valueSize, maxEntries: c.maxEntries },
+      ];
+      const theirs = await (kernel as KernelRunner).runProgram({ progType: KernelProgType.xdp, insns, data: new Uint8Array(64), maps: specs });
+      if (!theirs.ok) throw new Error(`the kernel refused: ${theirs.errno} ${theirs.log}`);
+      const kernelResults = theirs.mapValues[0] as Uint8Array;
+      expect([c, kernelResults]).toEqual([c, expectedResults(c)]);
+      for (const tier of ['interpreter', 'compiled'] as const) {
+        const maps = specs.map((s, i) => createMap({ name: `m${i}`, ...s, type: s.type as MapType }));
+        const vm = new Vm({ tier, maps });
+        const program = loadProgramOrThrow(insns, vm.loadOptions('seq'));
+        expect(vm.tierOf(program)).toBe(tier);
+        expect(vm.run(program, new Uint8Array(64))).toBe(RunStatus.ok);
+        expect([tier, c, maps[0]?.lookup(new Uint8Array(4))]).toEqual([tier, c, kernelResults]);
+      }
+      ops += c.ops.length;
+    }
+    console.log(`kernel queue/stack differential: ${cases.length} sequences, ${ops} operations agree on both tiers`);
+  }, 120_000);
+
+  it.each([
+    // type, key size, value size, max entries, flags
+    [MapType.queue, 0, 8, 4, 0],
+    [MapType.queue, 4, 8, 4, 0],
+    [MapType.queue, 0, 0, 4, 0],
+    [MapType.queue, 0, 8, 0, 0],
+    [MapType.queue, 0, 8, 4, 1], // BPF_F_NO_PREALLOC
+    [MapType.queue, 0, 8, 4, 0x80], // BPF_F_RDONLY_PROG
+    [MapType.stack, 0, 8, 4, 0x180], // RDONLY_PROG | WRONLY_PROG
+    [MapType.stack, 0, 8, 4, 0x18], // RDONLY | WRONLY
+    [MapType.stack, 0, 4097, 1, 0],
+    [MapType.stackTrace, 4, 1016, 16, 0],
+    [MapType.stackTrace, 4, 1024, 16, 0],
+    [MapType.stackTrace, 4, 12, 16, 0],
+    [MapType.stackTrace, 8, 64, 16, 0],
+    [MapType.stackTrace, 4, 64, 16, 0x20], // BPF_F_STACK_BUILD_ID
+    [MapType.stackTrace, 4, 48, 16, 0x20],
+    [MapType.stackTrace, 4, 64, 16, 1],
+  ])('creating map type %i key %i value %i entries %i flags %i: the kernel and the VM agree', async (type, keySize, valueSize, maxEntries, flags) => {
+    const fd = await (kernel as KernelRunner).mapCreate({ type, keySize, valueSize, maxEntries }, flags);
+    if (fd > 0) await (kernel as KernelRunner).closeFd(fd);
+    let mine = 'created';
+    try {
+      createMap({ name: 'm', type: type as MapType, keySize, valueSize, maxEntries, flags });
+    } catch (e) {
+      mine = (e as Error).message;
+    }
+    expect([mine === 'created', mine]).toEqual([fd > 0, mine]);
   });
 });

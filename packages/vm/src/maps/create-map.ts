@@ -3,7 +3,9 @@ import type { LoadedProgram } from '../program.js';
 import { ArrayMap } from './array-map.js';
 import { HashMap } from './hash-map.js';
 import { type BpfMap, type MapContext, type MapSpec, MapType, mapTypeNames } from './map.js';
+import { QueueStackMap } from './queue-stack-map.js';
 import { RingBuffer } from './ring-buffer.js';
+import { StackTraceMap } from './stack-trace-map.js';
 
 /** A program array: slots hold loaded programs. */
 export type ProgArray = ArrayMap<LoadedProgram>;
@@ -26,6 +28,11 @@ export function createMap(spec: MapSpec, context: MapContext = { cpuCount: 1 }):
       return new ArrayMap(spec, context);
     case MapType.ringbuf:
       return new RingBuffer(spec);
+    case MapType.queue:
+    case MapType.stack:
+      return new QueueStackMap(spec);
+    case MapType.stackTrace:
+      return new StackTraceMap(spec);
     default:
       throw new VmError(
         'unsupported',

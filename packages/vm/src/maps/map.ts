@@ -8,8 +8,11 @@ export const MapType = {
   perfEventArray: 4,
   percpuHash: 5,
   percpuArray: 6,
+  stackTrace: 7,
   lruHash: 9,
   lruPercpuHash: 10,
+  queue: 22,
+  stack: 23,
   ringbuf: 27,
 } as const;
 export type MapType = (typeof MapType)[keyof typeof MapType];
@@ -21,8 +24,11 @@ export const mapTypeNames: Record<MapType, string> = {
   4: 'perf_event_array',
   5: 'percpu_hash',
   6: 'percpu_array',
+  7: 'stack_trace',
   9: 'lru_hash',
   10: 'lru_percpu_hash',
+  22: 'queue',
+  23: 'stack',
   27: 'ringbuf',
 };
 

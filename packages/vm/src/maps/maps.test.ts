@@ -4,8 +4,10 @@ import { createMap } from './create-map.js';
 import { Errno, UpdateFlag } from './errno.js';
 import type { HashMap } from './hash-map.js';
 import { MapType } from './map.js';
+import { QueueStackMap } from './queue-stack-map.js';
 import { RingBuffer } from './ring-buffer.js';
 import { snapshotMap } from './snapshot.js';
+import type { StackTraceMap } from './stack-trace-map.js';
 
 const u32 = (n: number) => {
   const b = new Uint8Array(4);
@@ -145,6 +147,110 @@ describe('ring buffer', () => {
       'create map rb: ring buffer size 5000 is not a power of 2 multiple of 4096',
     );
     expect(createMap({ name: 'ok', type: MapType.ringbuf, keySize: 0, valueSize: 0, maxEntries: 8192 })).toBeInstanceOf(RingBuffer);
+  });
+});
+
+describe('queue and stack maps (BPF_MAP_TYPE_QUEUE, BPF_MAP_TYPE_STACK)', () => {
+  const make = (type: MapType, max = 3) => createMap({ name: 'q', type, keySize: 0, valueSize: 4, maxEntries: max }) as QueueStackMap;
+  const pop = (m: QueueStackMap) => readU32(m.lookupAndDelete());
+  const none = new Uint8Array(0);
+
+  it.each([
+    ['queue', MapType.queue, [1, 2, 3]],
+    ['stack', MapType.stack, [3, 2, 1]],
+  ])('%s: pops in %s order, then -ENOENT; peek does not remove', (_what, type, order) => {
+    const m = make(type as MapType);
+    for (const v of [1, 2, 3]) expect(m.update(none, u32(v))).toBe(0);
+    expect(m.count).toBe(3);
+    expect(readU32(m.lookup(none))).toBe((order as number[])[0]);
+    expect([pop(m), pop(m), pop(m), pop(m)]).toEqual([...(order as number[]), undefined]);
+  });
+
+  it.each([
+    // a full map: -E2BIG, or with BPF_EXIST the oldest value goes (for a stack too: the bottom one)
+    ['queue', MapType.queue, UpdateFlag.any, -Errno.E2BIG, [1, 2]],
+    ['queue', MapType.queue, UpdateFlag.exist, 0, [2, 9]],
+    ['stack', MapType.stack, UpdateFlag.any, -Errno.E2BIG, [2, 1]],
+    ['stack', MapType.stack, UpdateFlag.exist, 0, [9, 2]],
+    ['queue', MapType.queue, UpdateFlag.noExist, -Errno.EINVAL, [1, 2]],
+    ['stack', MapType.stack, 3, -Errno.EINVAL, [2, 1]],
+  ])('%s, full, push with flags %i: %i, then pops %j', (_what, type, flags, expected, after) => {
+    const m = make(type as MapType, 2);
+    m.update(none, u32(1));
+    m.update(none, u32(2));
+    expect(m.update(none, u32(9), flags as number)).toBe(expected);
+    expect([pop(m), pop(m)]).toEqual(after);
+  });
+
+  it('wraps around its ring many times in step with a model', () => {
+    for (const type of [MapType.queue, MapType.stack]) {
+      const m = make(type, 4);
+      const held: number[] = [];
+      let next = 0;
+      for (let i = 0; i < 500; i++) {
+        if ((i * 7) % 5 < 3) {
+          const r = m.update(none, u32(next), i % 3 === 0 ? UpdateFlag.exist : UpdateFlag.any);
+          if (held.length === 4 && i % 3 !== 0) expect(r).toBe(-Errno.E2BIG);
+          else {
+            if (held.length === 4) held.shift();
+            held.push(next);
+            expect(r).toBe(0);
+          }
+          next++;
+        } else {
+          const want = type === MapType.queue ? held.shift() : held.pop();
+          expect(pop(m)).toBe(want);
+        }
+        expect(m.count).toBe(held.length);
+      }
+    }
+  });
+
+  it('program-side pop and peek of an empty map zero the destination', () => {
+    const m = make(MapType.queue);
+    const dst = Uint8Array.of(9, 9, 9, 9, 9, 9);
+    expect(m.take(dst, 1, false)).toBe(-Errno.ENOENT);
+    expect([...dst]).toEqual([9, 0, 0, 0, 0, 9]);
+    expect(m.lookupFromProgram()).toBe(-1);
+    expect(m.updateFromProgram()).toBe(-Errno.EINVAL);
+    expect(m.values.length).toBe(0);
+  });
+
+  it.each([
+    [{ keySize: 4, valueSize: 4, maxEntries: 1 }, "create map q: a queue map's key size must be 0, is 4"],
+    [{ keySize: 0, valueSize: 0, maxEntries: 1 }, "create map q: a queue map's value size and max_entries must be > 0"],
+    [{ keySize: 0, valueSize: 4, maxEntries: 1, flags: 1 }, 'create map q: flags 0x1 are not valid for a queue map'],
+    [{ keySize: 0, valueSize: 4, maxEntries: 1, flags: 0x180 }, 'create map q: flags 0x180 are not valid for a queue map'],
+    [{ keySize: 0, valueSize: (1 << 22) + 1, maxEntries: 1 }, 'create map q: value size 4194305 is above 4194304 (E2BIG)'],
+  ])('refuses %j', (spec, message) => {
+    expect(() => createMap({ name: 'q', type: MapType.queue, ...spec })).toThrow(message);
+  });
+
+  it('takes BPF_F_RDONLY_PROG and BPF_F_NUMA_NODE', () => {
+    expect(createMap({ name: 's', type: MapType.stack, keySize: 0, valueSize: 8, maxEntries: 1, flags: 0x84 })).toBeInstanceOf(QueueStackMap);
+  });
+});
+
+describe('stack trace map (BPF_MAP_TYPE_STACK_TRACE)', () => {
+  it('is created with the kernel\'s checks and stays empty', () => {
+    const m = createMap({ name: 's', type: MapType.stackTrace, keySize: 4, valueSize: 127 * 8, maxEntries: 1000 }) as StackTraceMap;
+    expect(m.buckets).toBe(1024);
+    expect(m.lookup(u32(0))).toBeUndefined();
+    expect(m.getNextKey(undefined)).toBe(-Errno.ENOENT);
+    expect(m.delete(u32(1023))).toBe(-Errno.ENOENT);
+    expect(m.delete(u32(1024))).toBe(-Errno.E2BIG);
+    expect(m.update(u32(0), new Uint8Array(1016))).toBe(-Errno.EINVAL);
+    expect(snapshotMap(m)).toMatchObject({ type: 'stack_trace', entries: [] });
+  });
+
+  it.each([
+    [{ keySize: 8, valueSize: 64 }, "create map s: a stack trace map's key size must be 4, is 8"],
+    [{ keySize: 4, valueSize: 12 }, "create map s: a stack trace map's value size must be a multiple of 8 up to 1016, is 12"],
+    [{ keySize: 4, valueSize: 128 * 8 }, "create map s: a stack trace map's value size must be a multiple of 8 up to 1016, is 1024"],
+    [{ keySize: 4, valueSize: 48, flags: 0x20 }, "create map s: a stack trace map's value size must be a multiple of 32 up to 4064, is 48"],
+    [{ keySize: 4, valueSize: 64, flags: 0x1 }, 'create map s: flags 0x1 are not valid for a stack trace map'],
+  ])('refuses %j', (spec, message) => {
+    expect(() => createMap({ name: 's', type: MapType.stackTrace, maxEntries: 4, ...spec })).toThrow(message);
   });
 });
 

@@ -2,6 +2,7 @@ import { VmError } from '../errors.js';
 import { ArrayMap } from './array-map.js';
 import { HashMap } from './hash-map.js';
 import { type BpfMap, MapType, mapTypeNames, roundUp8 } from './map.js';
+import { QueueStackMap } from './queue-stack-map.js';
 
 /**
  * A small BTF-like description of a key or value layout (`struct btf_type` reduced to what a
@@ -62,7 +63,11 @@ export function decodeTyped(bytes: Uint8Array, type: TypeDescription, offset = 0
   }
 }
 
-/** One entry of a snapshot. For per-CPU maps `values` has one entry per CPU. */
+/**
+ * One entry of a snapshot. For per-CPU maps `values` has one entry per CPU. A queue or stack map
+ * has one entry per value it holds, in the order pops would take them, each with a key of 0 bytes
+ * (and no `typedKey`).
+ */
 export interface SnapshotEntry {
   key: Uint8Array;
   values: Uint8Array[];
@@ -80,8 +85,10 @@ export interface MapSnapshot {
 }
 
 /**
- * Copies a map's keys and values (for the agent's reports), in get_next_key order. With type
- * descriptions, each entry also carries decoded keys and values.
+ * Copies a map's keys and values (for the agent's reports), in get_next_key order (queue and
+ * stack maps: in pop order, without popping). With type descriptions, each entry also carries
+ * decoded keys and values. Ring buffers, fd arrays and stack trace maps (always empty here) give
+ * no entries.
  */
 export function snapshotMap(map: BpfMap, types: { key?: TypeDescription; value?: TypeDescription } = {}): MapSnapshot {
   const spec = map.spec;
@@ -102,10 +109,14 @@ export function snapshotMap(map: BpfMap, types: { key?: TypeDescription; value?:
         ? (function* () {
             for (const k of map.keys()) yield [k, map.lookup(k) as Uint8Array] as [Uint8Array, Uint8Array];
           })()
-        : [];
+        : map instanceof QueueStackMap
+          ? (function* () {
+              for (const v of map.valuesInPopOrder()) yield [new Uint8Array(0), v] as [Uint8Array, Uint8Array];
+            })()
+          : [];
   for (const [key, user] of pairs) {
     const e: SnapshotEntry = { key, values: split(user) };
-    if (types.key) e.typedKey = decodeTyped(key, types.key);
+    if (types.key && key.length > 0) e.typedKey = decodeTyped(key, types.key);
     if (types.value) {
       const t = types.value;
       e.typedValues = e.values.map((v) => decodeTyped(v, t));
