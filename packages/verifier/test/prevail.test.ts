@@ -30,8 +30,8 @@ describe.skipIf(!present)('PREVAIL YAML suite (verdicts)', () => {
     const nowPassing = [...known.keys()].filter((k) => !disagree.has(k));
     expect(unexpected, 'cases that disagree and are not in prevail-known-failures.txt').toEqual([]);
     expect(nowPassing, 'known failures that now agree: remove them from the list').toEqual([]);
-    // The target is 95%; this floor is where the verifier stands, 697/797 = 87.45%
+    // The target is 95%; this floor is where the verifier stands, 701/797 = 87.95%
     // rounded down (a ratchet: raise it). The rest are Linux rules or harness limits (see the list).
-    expect(agreement).toBeGreaterThanOrEqual(87.4);
+    expect(agreement).toBeGreaterThanOrEqual(87.9);
   });
 });

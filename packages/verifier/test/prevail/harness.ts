@@ -3,6 +3,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { encodeInsns, isVerifierError, verify } from '../../src/index.js';
+import { checkObservations, readObservations } from './observe.js';
 import { assemblePrevail, parsePreVariants } from './parse.js';
 
 export const corpus = join(import.meta.dirname, '../../../../../shared/corpus/prevail');
@@ -52,6 +53,7 @@ export function runCase(c: Case): Outcome {
     const options = (c.doc.options as string[] | undefined) ?? [];
     const prog = assemblePrevail(c.doc.code as Record<string, unknown>);
     const bytes = encodeInsns(prog.insns);
+    const observations = readObservations(c.doc.observe);
     let last: Outcome | null = null;
     for (const pre of parsePreVariants((c.doc.pre as string[] | undefined) ?? [])) {
     const result = verify(bytes, {
@@ -67,6 +69,8 @@ export function runCase(c: Case): Outcome {
       timeLimitMs: 20_000,
       // PREVAIL bounds loops at 100,000 iterations; this keeps its non-terminating cases fast
       insnLimit: 200_000,
+      // the states, for the `observe` checks
+      logLevel: observations.length > 0 ? 2 : 0,
     });
     if (!result.ok) {
       const d = result.diagnostics[0]!;
@@ -76,7 +80,12 @@ export function runCase(c: Case): Outcome {
       const cov = result.coverage[check.index]!;
       if (cov & 1 && (cov & check.edges) !== check.edges) return done('reject', `${check.index}: a branch is never taken`);
     }
-    if (pre.unsupported.length > 0) last = done('accept', `ignored pre: ${pre.unsupported.join(', ')}`);
+    // PREVAIL's observation checks, against the verifier's states at the label
+    const observed = checkObservations(observations, result, prog, pre);
+    if (observed.failed) return done('reject', observed.failed);
+    const unchecked = observed.unchecked;
+    const ignored = [...pre.unsupported.map((u) => `pre ${u}`), ...unchecked.map((u) => `observe ${u}`)];
+    if (ignored.length > 0) last = done('accept', `ignored: ${ignored.join(', ')}`);
     }
     return last ?? done('accept', '');
   } catch (e) {

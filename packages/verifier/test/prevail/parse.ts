@@ -213,6 +213,16 @@ export interface PrevailProgram {
   stopAt: number[];
   /** Conditional jumps and the edges PREVAIL expects to be possible. */
   checks: { index: number; edges: number }[];
+  /**
+   * PREVAIL's instruction labels (one per instruction line, an `lddw` counting once, in block
+   * order) to the index of the first instruction assembled for the line.
+   */
+  lineStarts: number[];
+  /**
+   * The main program's sink when it also stands for PREVAIL's exit (the program runs off its
+   * last line, or jumps to a label after it), not only for the end of an `assume`.
+   */
+  endSink?: number;
 }
 
 /** Assembles the `code` of a case (label → block text, in order). */
@@ -242,6 +252,8 @@ export function assemblePrevail(code: Record<string, unknown>): PrevailProgram {
   const sinks: number[] = [];
   const stopAt: number[] = [];
   const checks: { index: number; edges: number }[] = [];
+  const lineStart = new Map<Item, number>();
+  let endSink: number | undefined;
   subprogs.forEach((sub, k) => {
     let needsSink = false;
     let last: Item | undefined;
@@ -253,12 +265,15 @@ export function assemblePrevail(code: Record<string, unknown>): PrevailProgram {
           if (f.kind === 'sink') needsSink = true;
         }
         for (const c of it.checks ?? []) checks.push({ index: insns.length + c.at, edges: c.edges });
+        lineStart.set(it, insns.length);
         insns.push(...it.insns.map((x) => ({ ...x })));
         last = it;
       }
     }
     const lastOp = last?.insns[last.insns.length - 1]?.opcode;
-    if (lastOp !== 0x95 && lastOp !== 0x05) needsSink = true;
+    const fallsOff = lastOp !== 0x95 && lastOp !== 0x05;
+    if (fallsOff) needsSink = true;
+    if (k === 0 && fallsOff) endSink = insns.length;
     if (needsSink) {
       sinks[k] = insns.length;
       stopAt.push(insns.length);
@@ -269,12 +284,16 @@ export function assemblePrevail(code: Record<string, unknown>): PrevailProgram {
     const target = f.kind === 'sink' ? sinks[f.sub]! : labels.get(f.label);
     if (target === undefined) throw new PrevailParseError(`unknown label <${f.label}>`);
     const insn = insns[f.index]!;
+    // a jump to a label after the main program's last line also leaves it for PREVAIL's exit
+    if (f.kind === 'jump' && f.sub === 0 && target === sinks[0]) endSink = target;
     if (f.kind === 'call') insn.imm = target - f.index - 1;
     else insn.off = target - f.index - 1;
   }
   // a jump to the next instruction goes the same way on both edges: nothing to report
   const sameWay = (c: { index: number; edges: number }) => c.edges === (EDGE_FALL | EDGE_JUMP) && insns[c.index]!.off === 0;
-  return { insns, stopAt, checks: checks.filter((c) => !sameWay(c)) };
+  // PREVAIL numbers the lines in the order the blocks are written (subprograms keep that order)
+  const lineStarts = blocks.flatMap((b) => b.items.map((it) => lineStart.get(it)!));
+  return { insns, stopAt, checks: checks.filter((c) => !sameWay(c)), lineStarts, endSink };
 }
 
 /** The initial state a case's `pre` constraints describe. */
@@ -282,6 +301,13 @@ export interface PrevailPre {
   regs: Record<number, InitialReg>;
   stackBytes: number[];
   maps: Map<number, MapDef>;
+  /**
+   * PREVAIL's offset of r10 in its stack region (`r10.stack_offset`, 512 unless the case says
+   * otherwise): its stack offsets are counted from the region's start, ours from r10.
+   */
+  stackBase: number;
+  /** Whether the case constrains r10 (otherwise PREVAIL knows nothing about it). */
+  r10Given: boolean;
   /** Constraints the harness cannot express (packets, relations between registers). */
   unsupported: string[];
 }
@@ -294,7 +320,14 @@ function range(v: string): [bigint, bigint] | null {
   return null;
 }
 
-/** The map every PREVAIL YAML case sees (fd 1, index 0): 4-byte keys and values. */
+const KNOWN_TYPES = new Set(['number', 'ctx', 'stack', 'shared', 'packet', 'map_fd', 'map_fd_programs']);
+
+/**
+ * The map every PREVAIL YAML case sees (fd 1, index 0): 4-byte keys and values. PREVAIL's test
+ * platform (`src/test/ebpf_yaml.cpp`) answers every map fd with this one descriptor, of type 0
+ * (BPF_MAP_TYPE_UNSPEC), and checks no map type against the helpers; Linux has no untyped map,
+ * so the harness uses an array of that shape.
+ */
 export const PREVAIL_MAP: MapDef = { type: 2, keySize: 4, valueSize: 4, maxEntries: 4 };
 
 /**
@@ -303,13 +336,21 @@ export const PREVAIL_MAP: MapDef = { type: 2, keySize: 4, valueSize: 4, maxEntri
  */
 export function parsePreVariants(pre: readonly string[]): PrevailPre[] {
   const choices: { index: number; types: string[] }[] = [];
-  pre.forEach((c, index) => {
+  // `r2.type=r3.type`: only the combinations where both registers have the same type
+  const sameType: [number, number][] = [];
+  const rest: string[] = [];
+  for (const c of pre) {
+    const eq = /^r(\d+)\.type=r(\d+)\.type$/.exec(c);
+    if (eq) sameType.push([Number(eq[1]), Number(eq[2])]);
+    else rest.push(c);
+  }
+  rest.forEach((c, index) => {
     const m = /^r(\d+)\.type in \{([^}]*)\}$/.exec(c);
     if (m) choices.push({ index, types: m[2]!.split(',').map((t) => t.trim()) });
   });
-  let variants: string[][] = [pre.slice()];
+  let variants: string[][] = [rest];
   for (const ch of choices) {
-    const reg = /^r(\d+)/.exec(pre[ch.index]!)![1];
+    const reg = /^r(\d+)/.exec(rest[ch.index]!)![1];
     variants = variants.flatMap((v) =>
       ch.types.map((t) => {
         const copy = v.slice();
@@ -318,12 +359,36 @@ export function parsePreVariants(pre: readonly string[]): PrevailPre[] {
       }),
     );
   }
-  return variants.map(parsePre);
+  if (sameType.length === 0) return variants.map(parsePre);
+  const typeOf = (v: readonly string[], r: number) => {
+    for (const c of v) {
+      const m = /^r(\d+)\.type=(\w+)$/.exec(c);
+      if (m && Number(m[1]) === r) return m[2]!;
+    }
+    return undefined;
+  };
+  const out: PrevailPre[] = [];
+  for (const v of variants) {
+    const unknown: string[] = [];
+    let keep = true;
+    for (const [a, b] of sameType) {
+      const ta = typeOf(v, a);
+      const tb = typeOf(v, b);
+      if (ta === undefined || tb === undefined) unknown.push(`r${a}.type=r${b}.type`);
+      else if (ta !== tb) keep = false;
+    }
+    if (!keep) continue;
+    const parsed = parsePre(v);
+    parsed.unsupported.push(...unknown);
+    out.push(parsed);
+  }
+  return out;
 }
 
 export function parsePre(pre: readonly string[]): PrevailPre {
   const fields = new Map<number, Map<string, string>>();
   const stackBytes: number[] = [];
+  const numericBytes: number[] = [];
   const unsupported: string[] = [];
   // the packet's size: the kernel's range is what is known to be there, the lower bound
   let packetSize = 0;
@@ -347,11 +412,24 @@ export function parsePre(pre: readonly string[]): PrevailPre {
       continue;
     }
     if ((m = /^s\[(\d+)\.\.\.(\d+)\]\.type=number$/.exec(c))) {
-      for (let b = Number(m[1]); b <= Number(m[2]); b++) stackBytes.push(b - 512);
+      for (let b = Number(m[1]); b <= Number(m[2]); b++) numericBytes.push(b);
       continue;
     }
     unsupported.push(c);
   }
+  // PREVAIL counts stack offsets from the start of its stack region, r10 being at its
+  // `stack_offset` (512 for a single frame); the verifier counts them from r10
+  const r10 = fields.get(10);
+  let stackBase = 512;
+  if (r10) {
+    const t = r10.get('type');
+    if (t !== undefined && t !== 'stack') unsupported.push(`r10.type=${t}`);
+    const so = r10.get('stack_offset');
+    const sr = so === undefined ? null : range(so);
+    if (so !== undefined && (!sr || sr[0] !== sr[1])) unsupported.push(`r10.stack_offset=${so}`);
+    else if (sr) stackBase = Number(sr[0]);
+  }
+  for (const b of numericBytes) stackBytes.push(b - stackBase);
   const regs: Record<number, InitialReg> = { 1: { type: 'not_init' } };
   const maps = new Map<number, MapDef>([
     [0, PREVAIL_MAP],
@@ -360,17 +438,23 @@ export function parsePre(pre: readonly string[]): PrevailPre {
   let shared = 1000;
   for (const [r, f] of fields) {
     if (r === 10) continue;
+    // the fields read for the register's type; any other is reported as not expressed
+    const used = new Set(['type']);
+    const get = (k: string) => {
+      used.add(k);
+      return f.get(k);
+    };
     const type = f.get('type');
     const int = (k: string) => {
-      const v = f.get(k);
+      const v = get(k);
       const rr = v === undefined ? null : range(v);
       if (v !== undefined && (!rr || rr[0] !== rr[1])) unsupported.push(`r${r}.${k}=${v}`);
       return rr ? Number(rr[0]) : 0;
     };
     switch (type) {
       case 'number': {
-        const s = f.get('svalue');
-        const u = f.get('uvalue');
+        const s = get('svalue');
+        const u = get('uvalue');
         const sr = s === undefined ? null : range(s);
         const ur = u === undefined ? null : range(u);
         if (s !== undefined && !sr) unsupported.push(`r${r}.svalue=${s}`);
@@ -385,20 +469,20 @@ export function parsePre(pre: readonly string[]): PrevailPre {
         regs[r] = { type: 'ctx', offset: int('ctx_offset') };
         break;
       case 'stack':
-        regs[r] = { type: 'stack', offset: int('stack_offset') - 512 };
+        regs[r] = { type: 'stack', offset: int('stack_offset') - stackBase };
         break;
       case 'shared': {
         const size = int('shared_region_size');
         const index = shared++;
         maps.set(index, { type: 2, keySize: 4, valueSize: size, maxEntries: 1 });
         // the value of a shared pointer is its address: a range that includes 0 means maybe null
-        const sv = f.get('svalue') ?? f.get('uvalue');
+        const sv = get('svalue') ?? get('uvalue');
         const maybeNull = sv !== undefined && range(sv)?.[0] === 0n;
         regs[r] = { type: 'map_value', map: index, offset: int('shared_offset'), maybeNull };
         break;
       }
       case 'packet': {
-        const po = f.get('packet_offset') ?? '0';
+        const po = get('packet_offset') ?? '0';
         if (po === 'packet_size') {
           regs[r] = { type: 'packet_end' };
           break;
@@ -425,6 +509,7 @@ export function parsePre(pre: readonly string[]): PrevailPre {
       default:
         unsupported.push(`r${r}.type=${type}`);
     }
+    for (const [k, v] of f) if (!used.has(k) && KNOWN_TYPES.has(type ?? '')) unsupported.push(`r${r}.${k}=${v}`);
   }
-  return { regs, stackBytes, maps, unsupported };
+  return { regs, stackBytes, maps, stackBase, r10Given: r10 !== undefined, unsupported };
 }
