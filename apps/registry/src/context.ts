@@ -1,6 +1,7 @@
 import { FailureLimiter } from './auth/rate-limit.js';
 import { type Role, weakerRole } from './auth/roles.js';
 import { hashSecret, SecretKind } from './auth/secrets.js';
+import { UploadParser } from './data/upload-parser.js';
 import type { Db } from './db/open.js';
 import { FleetState } from './fleet/fleet-state.js';
 import type { JobNotifier } from './jobs/compat-runner.js';
@@ -23,6 +24,8 @@ export interface RegistryDeps {
   isReady: () => Promise<boolean>;
   /** Agent credential cache, poll generations and batched last-seen times (src/fleet/). */
   fleet: FleetState;
+  /** Parses uploaded tarballs and trace.dat files on worker threads, with a deadline and a memory cap. */
+  uploads: UploadParser;
   /** Wakes the compat job runner after a job is queued (absent in tests, which drain the queue themselves). */
   compatJobs?: JobNotifier | undefined;
   /** Test-only fault injection (the crash-safety test pauses a publish inside its transaction). */
@@ -64,6 +67,8 @@ export function createDeps(db: Db, opts: Partial<Omit<RegistryDeps, 'db'>> = {})
     now: opts.now ?? (() => new Date()),
     isReady: opts.isReady ?? (async () => true),
     fleet: opts.fleet ?? new FleetState(db),
+    // Workers start on the first upload and stop when idle, so a default one costs nothing.
+    uploads: opts.uploads ?? new UploadParser(),
     compatJobs: opts.compatJobs,
     hooks: opts.hooks,
   };

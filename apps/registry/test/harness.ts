@@ -139,11 +139,12 @@ export async function openTestDatabase(backend: Backend, migrations?: string): P
   };
 }
 
-export async function openHarness(backend: Backend): Promise<Harness> {
+/** `deps`: what to give `createDeps` besides the database (e.g. an `UploadParser` with a short deadline). */
+export async function openHarness(backend: Backend, deps_: Partial<Omit<RegistryDeps, 'db'>> = {}): Promise<Harness> {
   const { db, dataDir, drop } = await openTestDatabase(backend);
   await db.migrate();
   const adminSecret = await ensureAdminCredential(dataDir, db.prisma);
-  const deps = createDeps(db.prisma, { loginLimiter: new FailureLimiter(5, 60_000) });
+  const deps = createDeps(db.prisma, { loginLimiter: new FailureLimiter(5, 60_000), ...deps_ });
   const factory = createContextFactory(deps);
   const createContext = (auth?: string, ip?: string) => factory({ authorization: auth ? `Bearer ${auth}` : undefined, ip: ip ?? '10.0.0.1' });
   const caller = async (secret?: string, ip?: string) => createCaller(await createContext(secret, ip));
@@ -195,6 +196,7 @@ export async function openHarness(backend: Backend): Promise<Harness> {
     async close() {
       // The fleet state's timers (audit sync, last-seen flush) must not query a closing database.
       await deps.fleet.close();
+      await deps.uploads.close();
       await drop();
     },
   };

@@ -1,19 +1,10 @@
 import { diffEventFormats, type FieldChange, parseUname } from '@probeyard/compat';
-import {
-  buildEventFormatSet,
-  classifyEventsPath,
-  decodeTraceDat,
-  type EventFormat,
-  type EventFormatSet,
-  type EventsTreeFile,
-  isFormatError,
-  MemoryByteSource,
-  parseEventFormat,
-  readTar,
-} from '@probeyard/formats';
+import { type EventFormat, isFormatError, parseEventFormat } from '@probeyard/formats';
 import type { Db } from '../db/open.js';
-import { notFound, RegistryError } from '../errors.js';
+import { notFound } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
+import type { ParsedProfile } from './upload-parse.js';
+import type { UploadParser } from './upload-parser.js';
 
 export const profileSelect = {
   id: true,
@@ -49,66 +40,26 @@ export async function getProfileWithFormats(db: Db, tenantId: string, name: stri
   return p;
 }
 
-/** One format file to store: content hash, event, exact text. */
-export interface FormatRow {
-  hash: string;
-  system: string;
-  event: string;
-  text: string;
-}
+export type { FormatRow, ParsedProfile } from './upload-parse.js';
 
 /**
- * Reads a base64 `.tar`/`.tar.gz` of an `events/` tree into a profile (packages/formats) and the
- * format rows to store. An unreadable archive or one without format files is `bad_request`.
+ * Reads a base64 `.tar`/`.tar.gz` of an `events/` tree into the profile's content hash and the
+ * format rows to store, on a worker of `uploads` (src/data/upload-parser.ts). An unreadable
+ * archive, one without format files, one not parsed in time or too big to parse is `bad_request`.
  */
-export async function parseEventsTarball(base64: string): Promise<{ set: EventFormatSet; rows: FormatRow[] }> {
-  const bytes = new Uint8Array(Buffer.from(base64, 'base64'));
-  let files: { path: string; text: string }[];
-  try {
-    const decoder = new TextDecoder('utf-8');
-    files = readTar(bytes).map((f) => ({ path: f.path, text: decoder.decode(f.bytes) }));
-  } catch (err) {
-    if (isFormatError(err)) throw new RegistryError('bad_request', `kernel upload: ${err.message}`, {}, { cause: err });
-    throw err;
-  }
-  const set = await buildEventFormatSet(files);
-  if (set.formats.size === 0) {
-    throw new RegistryError('bad_request', `kernel upload: no events/<system>/<event>/format files in the tarball (${files.length} files)`);
-  }
-  const textOf = new Map(files.filter((f) => classifyEventsPath(f.path)?.kind === 'format').map((f) => [f.path, f.text]));
-  const rows = [...set.formats.values()].map((f) => ({ hash: f.hash, system: f.format.system, event: f.format.name, text: textOf.get(f.path) ?? '' }));
-  return { set, rows };
+export function parseEventsTarball(uploads: UploadParser, base64: string): Promise<ParsedProfile> {
+  return uploads.parse('tarball', base64);
 }
 
 /**
  * Reads a base64 trace.dat (trace-cmd v6/v7) into a profile of the formats it carries (only the
- * events it recorded) and the format rows to store, with the release and machine of its uname.
+ * events it recorded) and the format rows to store, with the release and machine of its uname;
+ * parsed on a worker of `uploads`, refused as {@link parseEventsTarball}.
  */
-export async function parseTraceDatUpload(base64: string): Promise<{ set: EventFormatSet; rows: FormatRow[]; release: string; machine: string }> {
-  const bytes = new Uint8Array(Buffer.from(base64, 'base64'));
-  let files: EventsTreeFile[];
-  let uname: string | undefined;
-  try {
-    const dat = decodeTraceDat(new MemoryByteSource(bytes));
-    uname = dat.uname;
-    files = [
-      { path: 'header_page', text: dat.headerPageText },
-      { path: 'header_event', text: dat.headerEventText },
-    ];
-    for (const f of dat.eventFormats) {
-      const name = /^name:\s*(\S+)/m.exec(f.text)?.[1];
-      if (name !== undefined) files.push({ path: `${f.system}/${name}/format`, text: f.text });
-    }
-  } catch (err) {
-    if (isFormatError(err)) throw new RegistryError('bad_request', `kernel upload: trace.dat: ${err.message}`, {}, { cause: err });
-    throw err;
-  }
-  const set = await buildEventFormatSet(files);
-  if (set.formats.size === 0) throw new RegistryError('bad_request', 'kernel upload: trace.dat: it carries no event format');
-  const textOf = new Map(files.map((f) => [f.path, f.text]));
-  const rows = [...set.formats.values()].map((f) => ({ hash: f.hash, system: f.format.system, event: f.format.name, text: textOf.get(f.path) ?? '' }));
-  const { release, arch } = parseUname(uname);
-  return { set, rows, release, machine: arch };
+export async function parseTraceDatUpload(uploads: UploadParser, base64: string): Promise<ParsedProfile & { release: string; machine: string }> {
+  const parsed = await uploads.parse('traceDat', base64);
+  const { release, arch } = parseUname(parsed.uname);
+  return { ...parsed, release, machine: arch };
 }
 
 /** The difference of two profiles of a tenant: events only in one, and field changes of the others. */

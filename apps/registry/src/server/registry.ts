@@ -4,6 +4,7 @@ import { ensureAdminCredential } from '../auth/admin-credential.js';
 import { hashSecret } from '../auth/secrets.js';
 import { createDeps, type RegistryDeps, type RegistryHooks } from '../context.js';
 import { createTenantWithOwner } from '../data/tenants.js';
+import { defaultUploadParseTimeoutMs, UploadParser, type UploadParserOptions } from '../data/upload-parser.js';
 import { warmFleet } from '../fleet/warm.js';
 import { type Database, openDatabase } from '../db/open.js';
 import { RegistryError } from '../errors.js';
@@ -27,6 +28,12 @@ export interface StartOptions extends StoreOptions {
   host?: string;
   logger?: Logger;
   maxBodyBytes?: number;
+  /**
+   * Limits of the worker threads that parse uploaded tarballs and trace.dat files (deadline,
+   * heap, decompressed size; src/data/upload-parser.ts). The deadline defaults to
+   * `PROBEYARD_UPLOAD_PARSE_TIMEOUT_MS`, else 10 s.
+   */
+  uploads?: UploadParserOptions;
   /** Test-only fault injection (see `RegistryHooks`). */
   hooks?: RegistryHooks;
 }
@@ -56,6 +63,14 @@ export function readRunningRegistry(dataDir: string): { url: string; pid: number
   }
 }
 
+function envTimeoutMs(): number | undefined {
+  const raw = process.env.PROBEYARD_UPLOAD_PARSE_TIMEOUT_MS;
+  if (raw === undefined || raw === '') return undefined;
+  const ms = Number(raw);
+  if (!(Number.isFinite(ms) && ms > 0)) throw new RegistryError('bad_request', `PROBEYARD_UPLOAD_PARSE_TIMEOUT_MS: not a positive number of milliseconds: ${raw}`);
+  return ms;
+}
+
 async function openAndMigrate(opts: StoreOptions, logger: Logger): Promise<Database> {
   const db = await openDatabase(opts);
   try {
@@ -74,13 +89,17 @@ export async function startRegistry(opts: StartOptions): Promise<RunningRegistry
   const db = await openAndMigrate(opts, logger);
   let http: HttpServer | undefined;
   let runner: CompatJobRunner | undefined;
+  let parser: UploadParser | undefined;
   try {
     await ensureAdminCredential(opts.dataDir, db.prisma);
     // Compat jobs left queued or running by a previous process are picked up again: at once on
     // PGlite (this process is the only one), when their lease lapses on a shared PostgreSQL.
     const jobs = new CompatJobRunner(db.prisma, logger, { exclusive: db.kind === 'pglite' });
     runner = jobs;
+    const uploads = new UploadParser({ timeoutMs: envTimeoutMs() ?? defaultUploadParseTimeoutMs, ...opts.uploads });
+    parser = uploads;
     const deps = createDeps(db.prisma, {
+      uploads,
       compatJobs: jobs,
       hooks: opts.hooks,
       isReady: async () => {
@@ -108,6 +127,7 @@ export async function startRegistry(opts: StartOptions): Promise<RunningRegistry
         closing ??= (async () => {
           rmSync(runningFile, { force: true });
           await server.close();
+          await uploads.close();
           await jobs.stop();
           // Batched agent last-seen times are written before the database closes.
           await deps.fleet.close().catch((err: Error) => logger({ level: 'error', msg: 'last-seen flush failed', error: err.message }));
@@ -119,6 +139,7 @@ export async function startRegistry(opts: StartOptions): Promise<RunningRegistry
     };
   } catch (err) {
     await http?.close(0);
+    await parser?.close();
     await runner?.stop();
     await db.close();
     throw err;

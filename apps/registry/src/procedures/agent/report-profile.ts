@@ -30,7 +30,8 @@ export const agentReportProfile = agentProcedure
   .input(agentReportProfileInput)
   .output(agentReportProfileOutput)
   .mutation(async ({ ctx, input }) => {
-    const { set, rows } = await parseEventsTarball(input.tarball);
+    const set = await parseEventsTarball(ctx.deps.uploads, input.tarball);
+    const { rows } = set;
     const attempt = () =>
       ctx.db.$transaction(async (tx) => {
         let profile = await tx.kernelProfile.findUnique({ where: { tenantId_contentHash: { tenantId: ctx.tenantId, contentHash: set.hash } }, select: profileSelect });

@@ -52,8 +52,10 @@ export const kernelUpload = userProcedure('publisher')
   .input(kernelUploadInput)
   .output(kernelUploadOutput)
   .mutation(async ({ ctx, input }) => {
-    const fromDat = input.traceDat !== undefined ? await parseTraceDatUpload(input.traceDat) : undefined;
-    const { set, rows } = fromDat ?? (await parseEventsTarball(input.tarball ?? ''));
+    // Parsed on a worker thread, with a deadline and a memory cap (src/data/upload-parser.ts).
+    const fromDat = input.traceDat !== undefined ? await parseTraceDatUpload(ctx.deps.uploads, input.traceDat) : undefined;
+    const set = fromDat ?? (await parseEventsTarball(ctx.deps.uploads, input.tarball ?? ''));
+    const { rows } = set;
     try {
       const { profile, newFormats, jobId } = await ctx.db.$transaction(async (tx) => {
         const made = await tx.eventFormat.createMany({ data: rows, skipDuplicates: true });
@@ -83,7 +85,7 @@ export const kernelUpload = userProcedure('publisher')
       ctx.deps.compatJobs?.kick();
       return {
         profile: toKernelProfileView(profile),
-        errors: set.errors.map((e) => ({ path: e.path, message: e.error.message })),
+        errors: set.errors,
         newFormats,
         compatJobId: jobId,
       };
