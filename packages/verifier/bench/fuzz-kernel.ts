@@ -1,14 +1,16 @@
 // Differential fuzzing against the running kernel's verifier: random and mutated tracepoint
 // programs go to both; prints agreement and every program we accept that the kernel rejects for a
-// memory-safety reason (must be none). Every tracepoint program we accept is also run in
+// memory-safety reason (must be none). Every tracepoint program we accept is also run (as
+// `sanitizeVerified` rewrites it: dead code becomes `ja -1`, exit offsets 0) in
 // packages/vm, on both tiers, over random records: none may fault (the verifier's proof is what
 // lets the agent run it). Needs root (bpf()) and gcc. `--xdp` fuzzes XDP programs instead
 // (packet pointers: data, data_end, data_meta, comparisons, packet reads and writes; the VM has
-// no XDP context, so those are not run).
+// no XDP context, so those are not run). Random tracepoint programs also call the helpers of
+// packages/vm's tracing-helpers.ts on a stack trace map, a queue, a stack and a perf event array.
 //   pnpm --filter @probeyard/verifier fuzz:kernel -- --count 10000 [--seed 1] [--show 10] [--xdp]
 import { parseArgs } from 'node:util';
 import { createMap, loadProgram, type MapType, RunStatus, Vm, type VmTier } from '@probeyard/vm';
-import { type MapDef, encodeInsns, type RawInsn, verify } from '../src/index.js';
+import { type MapDef, encodeInsns, type RawInsn, sanitizeVerified, verify } from '../src/index.js';
 import { KernelLoader } from '../src/node/index.js';
 import { asm } from '../test/support.js';
 import { ACCEPTED, PACKET_ACCEPTED } from '../test/programs.js';
@@ -41,6 +43,11 @@ const MAPS: MapDef[] = [
   { type: 1, keySize: 4, valueSize: 16, maxEntries: 64 },
   { type: 2, keySize: 4, valueSize: 32, maxEntries: 4 },
   { type: 27, keySize: 0, valueSize: 0, maxEntries: 4096 },
+  // for tracingSnippet: a stack trace map, a queue, a stack, a perf event array
+  { type: 7, keySize: 4, valueSize: 64, maxEntries: 16 },
+  { type: 22, keySize: 0, valueSize: 8, maxEntries: 4 },
+  { type: 23, keySize: 0, valueSize: 16, maxEntries: 4 },
+  { type: 4, keySize: 4, valueSize: 4, maxEntries: 4 },
 ];
 
 const IMMS = [0, 1, 2, 4, 7, 8, 15, 16, 31, 32, 63, 64, 255, -1, -8, -16, 0x7fffffff, -0x80000000];
@@ -99,8 +106,42 @@ function snippet(out: RawInsn[]): void {
     case 12: // pointer arithmetic
       out.push({ opcode: 0x0f, dst: pick([0, 1, 6, 7, 10 - 8]), src: r() });
       break;
-    default: // helpers without memory
-      out.push({ opcode: 0x85, imm: pick(xdp ? [5, 7, 8] : [5, 7, 8, 14]) });
+    default: // helpers without memory, or (tracepoints) one of tracingSnippet's
+      if (!xdp && rnd(3) === 0) tracingSnippet(out);
+      else out.push({ opcode: 0x85, imm: pick(xdp ? [5, 7, 8] : [5, 7, 8, 14]) });
+  }
+}
+
+/** Tracepoint helpers on maps 3..6 (stack trace, queue, stack, perf event array) and a buffer on the stack. */
+function tracingSnippet(out: RawInsn[]): void {
+  const map = (i: number) => [{ opcode: 0x18, dst: 1, src: 1, imm: i }, { opcode: 0 }];
+  switch (rnd(6)) {
+    case 0: // push r6 or a constant onto the queue or the stack map
+      out.push({ opcode: 0x7a, dst: 10, off: -16, imm: pick(IMMS) }, { opcode: 0x7b, dst: 10, src: pick([6, 10]), off: -8 });
+      out.push(...map(4 + rnd(2)), { opcode: 0xbf, dst: 2, src: 10 }, { opcode: 0x07, dst: 2, imm: pick([-16, -16, -8]) });
+      out.push({ opcode: 0xb7, dst: 3, imm: pick([0, 2, 2, 1, -1]) }, { opcode: 0x85, imm: 87 });
+      break;
+    case 1: // pop or peek into the stack
+      out.push(...map(4 + rnd(2)), { opcode: 0xbf, dst: 2, src: 10 }, { opcode: 0x07, dst: 2, imm: pick([-16, -16, -8, -24]) });
+      out.push({ opcode: 0x85, imm: pick([88, 89]) });
+      break;
+    case 2: // get_stackid(ctx?, stack trace map, flags)
+      out.push({ opcode: 0x18, dst: 2, src: 1, imm: 3 }, { opcode: 0 }, { opcode: 0xb7, dst: 3, imm: pick([0, 0x100, 0x2ff, 0x800, -1]) });
+      out.push({ opcode: 0x85, imm: 27 });
+      break;
+    case 3: // get_stack(ctx?, stack buffer, size, flags)
+      out.push({ opcode: 0xbf, dst: 2, src: 10 }, { opcode: 0x07, dst: 2, imm: pick([-64, -32, -8]) });
+      out.push({ opcode: 0xb7, dst: 3, imm: pick([64, 32, 12, 0, 8]) }, { opcode: 0xb7, dst: 4, imm: pick([0, 0x100, 0x900, 0x800, 3]) });
+      out.push({ opcode: 0x85, imm: 67 });
+      break;
+    case 4: // perf_event_read(_value) on the perf event array
+      out.push(...map(6), { opcode: 0xb7, dst: 2, imm: pick([0, 3, 4, -1]) });
+      if (rnd(2)) out.push({ opcode: 0x85, imm: 22 });
+      else out.push({ opcode: 0xbf, dst: 3, src: 10 }, { opcode: 0x07, dst: 3, imm: -24 }, { opcode: 0xb7, dst: 4, imm: pick([24, 16]) }, { opcode: 0x85, imm: 55 });
+      break;
+    default: // helpers without arguments, the ctx-only cookie, signals
+      out.push({ opcode: 0xb7, dst: 1, imm: pick([0, 9, 65]) });
+      out.push({ opcode: 0x85, imm: pick([35, 80, 118, 160, 208, 174, 109, 117]) /* 160: refused by both */ });
   }
 }
 
@@ -309,7 +350,8 @@ for (let n = 0; n < count; n++) {
       if (unsafe.length < show) unsafe.push(`${Buffer.from(prog.bytes).toString('hex')}\n  accepted only with precision; without: ${exact.diagnostics[0]!.message}`);
     }
   }
-  if (ours.ok && !xdp) runInVm(prog.bytes, prog.maps);
+  // as the kernel rewrites a verified program: dead code becomes `ja -1`, exit offsets 0
+  if (ours.ok && !xdp) runInVm(sanitizeVerified(prog.bytes, ours), prog.maps);
   const k = await kernel.load(prog.bytes, prog.maps, xdp ? 6 : 5);
   kernelUs += k.verificationUsec ?? 0;
   if (ours.ok && k.ok) tally.bothAccept++;

@@ -22,5 +22,6 @@ export {
   type VerifyStats,
   type VerifyResult,
 } from './types.js';
+export { sanitizeVerified } from './sanitize.js';
 export { verify, DEFAULT_INSN_LIMIT, MAX_CALL_FRAMES, MAX_STACK_BYTES, PERF_MAX_TRACE_SIZE } from './verify.js';
 export { type LinkedProgram, linkObjectProgram } from './object-program.js';

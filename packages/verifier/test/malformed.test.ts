@@ -41,8 +41,6 @@ describe('bad encodings are rejections at their instruction', () => {
     // r0 = 0; if r0 == 0 goto +1; r2 = *(u8 *)(r10 - 1) with imm 32 (a path never taken); exit:
     // the kernel checks every load's reserved fields before it explores
     ['load reserved field on a dead path', 'b700000000000000 1500010000000000 71a2ffff20000000 9500000000000000', 2, 'BPF_LDX uses reserved fields'],
-    // r0 = 0; exit with offset 1 (Linux ignores it; RFC 9669 and packages/vm do not)
-    ['exit with an offset', 'b700000000000000 9500010000000000', 1, 'BPF_EXIT uses reserved fields (offset 1: RFC 9669 requires 0; Linux ignores it)'],
     // r0 = 0; r0 += r11
     ['register 11', 'b700000000000000 0fb0000000000000 9500000000000000', 1, 'R11 is invalid'],
     // r0 = 0 (no exit)

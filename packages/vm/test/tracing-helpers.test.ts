@@ -346,7 +346,7 @@ describe('helpers the VM provides', () => {
   const protos = new URL('../../verifier/src/helper-protos.ts', import.meta.url);
   it.skipIf(!existsSync(protos))('include every helper a tracepoint program may call (packages/verifier helper-protos.ts)', () => {
     const ids = [...readFileSync(protos, 'utf8').matchAll(/\bid: (\d+),/g)].map((m) => Number(m[1]));
-    expect(ids.length).toBeGreaterThan(40);
+    expect(ids.length).toBeGreaterThan(30); // the regex found the table
     const vm = new Vm();
     expect(ids.filter((id) => vm.helperTable[id] === undefined)).toEqual([]);
   });

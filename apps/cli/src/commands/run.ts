@@ -5,7 +5,8 @@
 // program sharing them, and dispatch of records by event id.
 
 import { ArrayMap, type BpfMap, createMap, EventRuntime, type EventRecord, type HelperEnvironment, type LoadedProgram, loadProgram, type MapType, type MapSnapshot, snapshotMap, type TraceRecordLike, Vm, type VmOutput } from '@probeyard/vm';
-import { CompatError, checkCompat, formatVerdict, POISON_HELPER_ID, type ProgramSpec, profileFormat } from '@probeyard/compat';
+import { CompatError, checkCompat, formatVerdict, mapDefsOf, type ProgramSpec, profileFormat } from '@probeyard/compat';
+import { sanitizeVerified, verify } from '@probeyard/verifier';
 import { type EventFormat, FormatError, type RecordStream } from '@probeyard/formats';
 import { openTraceDatStream, openTracefsStream } from '@probeyard/formats/node';
 import { type Command, parseCommandArgs } from '../command.js';
@@ -43,24 +44,6 @@ export interface LoadSpecOptions {
   budget?: number;
 }
 
-/**
- * The instructions a VM runs: poisoned instructions (which the verifier proved unreachable)
- * become `ja -1`, the kernel's own filler for dead code.
- */
-export function sanitizePoison(instructions: Uint8Array): Uint8Array {
-  const out = new Uint8Array(instructions);
-  const view = new DataView(out.buffer);
-  for (let at = 0; at + 8 <= out.length; at += 8) {
-    if (out[at] === 0x85 && view.getInt32(at + 4, true) === POISON_HELPER_ID) {
-      view.setUint8(at, 0x05);
-      view.setUint8(at + 1, 0);
-      view.setInt16(at + 2, -1, true);
-      view.setInt32(at + 4, 0, true);
-    }
-  }
-  return out;
-}
-
 /** Loads `spec` (relocate and verify it first: see `checkCompat`) into a new VM. */
 export function loadSpec(spec: ProgramSpec, options: LoadSpecOptions = {}): SpecRunner {
   const cpuCount = options.cpuCount ?? 1;
@@ -82,8 +65,16 @@ export function loadSpec(spec: ProgramSpec, options: LoadSpecOptions = {}): Spec
   if (options.budget !== undefined) vmOptions.budget = options.budget;
   const vm = new Vm(vmOptions);
   const programs: LoadedSpecProgram[] = [];
+  const mapDefs = mapDefsOf(spec);
   for (const p of spec.programs) {
-    const result = loadProgram(sanitizePoison(p.instructions), vm.loadOptions(p.name));
+    // the bytes as the kernel runs them once verified: dead code (poisoned reads guarded by
+    // `field exists`, ...) becomes `ja -1`, exit offsets 0
+    const verified = verify(p.instructions, { maps: mapDefs });
+    if (!verified.ok) {
+      const d = verified.diagnostics[0]!;
+      throw new CompatError('unsupported', `load ${p.name} into the vm: the verifier rejects it: insn ${d.insnIndex} (${d.insnText}): ${d.message}`, { program: p.name, insnIndex: d.insnIndex });
+    }
+    const result = loadProgram(sanitizeVerified(p.instructions, verified), vm.loadOptions(p.name));
     if (!result.ok) {
       const d = result.diagnostics[0];
       throw new CompatError('unsupported', `load ${p.name} into the vm: ${d ? `insn ${d.insnIndex} (${d.insnText}): ${d.message}` : result.code}`, {
