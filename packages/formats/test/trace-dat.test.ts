@@ -302,3 +302,14 @@ describe('hostile trace.dat files', () => {
     expect(readAll(b)).toMatchObject({ code });
   });
 });
+
+describe('trace.dat cursor errors', () => {
+  it('a read from an offset already past the end says so, never a negative count left', async () => {
+    const { Cursor } = await import('../src/trace-dat/cursor.js');
+    const c = new Cursor(new MemoryByteSource(new Uint8Array(8)), true, 100, 'options');
+    c.u32();
+    expect(() => c.u64('size')).toThrow('options: size needs 8 bytes at 104, 4 left');
+    c.offset = 20; // as after seeking to an offset the file claims
+    expect(() => c.u16('id')).toThrow('options: id needs 2 bytes at 120, past the end at 108');
+  });
+});

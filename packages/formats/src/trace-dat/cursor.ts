@@ -36,7 +36,9 @@ export class Cursor {
 
   private take(n: number, what: string): Uint8Array {
     if (!Number.isSafeInteger(n) || n < 0 || this.offset + n > this.source.byteLength) {
-      throw this.error('truncated', `${what} needs ${n} bytes at ${this.base + this.offset}, ${this.remaining} left`);
+      // an offset read from the file may already point past the end: say so rather than "-N left"
+      const left = this.remaining >= 0 ? `${this.remaining} left` : `past the end at ${this.base + this.source.byteLength}`;
+      throw this.error('truncated', `${what} needs ${n} bytes at ${this.base + this.offset}, ${left}`);
     }
     const b = this.source.read(this.offset, n);
     this.offset += n;
