@@ -1,4 +1,5 @@
 import { VmError } from '../errors.js';
+import { Errno } from './errno.js';
 
 /** Map types (`enum bpf_map_type`, `BPF_MAP_TYPE_*`), with the kernel's numbers. */
 export const MapType = {
@@ -175,4 +176,21 @@ export function writeUserValue(store: ValueStore, slot: number, value: Uint8Arra
   }
   const stride = roundUp8(vs);
   for (let c = 0; c < cpuCount; c++) values.set(value.subarray(c * stride, c * stride + vs), slot * slotBytes + c * vs);
+}
+
+/**
+ * A map whose values programs never point into (ring buffers, queues and stacks, stack traces):
+ * through `bpf_map_lookup_elem` nothing is found, update and delete are -EINVAL. (The verifier
+ * refuses those helpers on these map types; only a harness without it gets here.)
+ */
+export abstract class OpaqueMap extends BpfMap {
+  lookupFromProgram(): number {
+    return -1;
+  }
+  updateFromProgram(): number {
+    return -Errno.EINVAL;
+  }
+  deleteFromProgram(_keyBytes: Uint8Array, _keyOffset: number): number {
+    return -Errno.EINVAL;
+  }
 }

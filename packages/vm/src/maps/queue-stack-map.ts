@@ -1,6 +1,6 @@
 import { VmError } from '../errors.js';
 import { Errno, UpdateFlag } from './errno.js';
-import { BpfMap, type MapSpec, MapType } from './map.js';
+import { OpaqueMap, type MapSpec, MapType } from './map.js';
 
 /** `map_flags` a queue or stack map takes (`QUEUE_STACK_CREATE_FLAG_MASK`: `BPF_F_NUMA_NODE | BPF_F_ACCESS_MASK`). */
 const CREATE_FLAGS = (1 << 2) | (1 << 3) | (1 << 4) | (1 << 7) | (1 << 8);
@@ -22,7 +22,7 @@ const NO_KEY = new Uint8Array(0);
  * a pop or peek of an empty map is -ENOENT with the destination zeroed. The values live outside
  * `values`, so a program can never point into them (the kernel gives no pointer either).
  */
-export class QueueStackMap extends BpfMap {
+export class QueueStackMap extends OpaqueMap {
   /** Last in, first out (`BPF_MAP_TYPE_STACK`); else first in, first out. */
   readonly lifo: boolean;
   private readonly elements: Uint8Array;
@@ -112,15 +112,6 @@ export class QueueStackMap extends BpfMap {
     }
   }
 
-  lookupFromProgram(): number {
-    return -1;
-  }
-  updateFromProgram(): number {
-    return -Errno.EINVAL;
-  }
-  deleteFromProgram(): number {
-    return -Errno.EINVAL;
-  }
 
   /** `BPF_MAP_LOOKUP_ELEM` (key of 0 bytes): a peek, or undefined when empty. */
   lookup(key: Uint8Array = NO_KEY): Uint8Array | undefined {

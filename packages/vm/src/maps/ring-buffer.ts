@@ -1,6 +1,6 @@
 import { VmError } from '../errors.js';
 import { Errno } from './errno.js';
-import { BpfMap, type MapSpec } from './map.js';
+import { OpaqueMap, type MapSpec } from './map.js';
 
 const BUSY = 0x80000000;
 const DISCARD = 0x40000000;
@@ -16,7 +16,7 @@ export const RingbufQuery = { availData: 0, ringSize: 1, consPos: 2, prodPos: 3 
  * each event) calls {@link RingBuffer.consume}. A reservation that does not fit returns NULL,
  * an output that does not fit -EAGAIN, as in the kernel.
  */
-export class RingBuffer extends BpfMap {
+export class RingBuffer extends OpaqueMap {
   /** Next free byte of the data area. */
   private head = 0;
   /** Reservations not yet submitted or discarded. */
@@ -132,15 +132,6 @@ export class RingBuffer extends BpfMap {
     this.head = 0;
   }
 
-  lookupFromProgram(): number {
-    return -1;
-  }
-  updateFromProgram(): number {
-    return -Errno.EINVAL;
-  }
-  deleteFromProgram(): number {
-    return -Errno.EINVAL;
-  }
   lookup(): Uint8Array | undefined {
     return undefined;
   }

@@ -1,6 +1,6 @@
 import { VmError } from '../errors.js';
 import { Errno } from './errno.js';
-import { BpfMap, type MapSpec } from './map.js';
+import { OpaqueMap, type MapSpec } from './map.js';
 
 /** `map_flags` a stack trace map takes (`STACK_CREATE_FLAG_MASK`). */
 const CREATE_FLAGS = (1 << 2) | (1 << 3) | (1 << 4) | (1 << 5);
@@ -18,7 +18,7 @@ const MAX_STACK = 127;
  * -ENOENT, delete -E2BIG past the buckets (max_entries rounded up to a power of 2) else -ENOENT,
  * update -EINVAL.
  */
-export class StackTraceMap extends BpfMap {
+export class StackTraceMap extends OpaqueMap {
   /** `n_buckets`: max_entries rounded up to a power of 2. */
   readonly buckets: number;
 
@@ -43,13 +43,7 @@ export class StackTraceMap extends BpfMap {
     this.buckets = n;
   }
 
-  lookupFromProgram(): number {
-    return -1;
-  }
-  updateFromProgram(): number {
-    return -Errno.EINVAL;
-  }
-  deleteFromProgram(keyBytes: Uint8Array, keyOffset: number): number {
+  override deleteFromProgram(keyBytes: Uint8Array, keyOffset: number): number {
     const id =
       ((keyBytes[keyOffset] as number) |
         ((keyBytes[keyOffset + 1] as number) << 8) |
