@@ -24,6 +24,14 @@ export {
   readProgramSpec,
   valueTypeOfBtf,
 } from './program-spec.js';
+export {
+  type DisplayHint,
+  type DisplayCommon,
+  type DisplayKind,
+  type Log2Bucketing,
+  displayKinds,
+  parseDisplayHint,
+} from './display-hint.js';
 export { type ProgramSpecJson, specToJson, specFromJson } from './spec-json.js';
 export {
   ABI_TAG,

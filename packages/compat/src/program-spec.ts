@@ -12,6 +12,7 @@ import {
 } from '@probeyard/formats';
 import { type AssembledObject, assemble, encode, IsaError } from '@probeyard/isa';
 import { linkObjectProgram, VerifierError } from '@probeyard/verifier';
+import type { DisplayHint } from './display-hint.js';
 import { CompatError } from './errors.js';
 import { type EventLayout, layoutOf } from './event-layout.js';
 
@@ -95,6 +96,8 @@ export interface SpecMap {
   /** The global data section this map stands for (`.rodata`, `.bss`). */
   globalSection?: string;
   readonly?: boolean;
+  /** How the map wants to be shown (see {@link DisplayHint}); undefined: decided by convention at run time. */
+  display?: DisplayHint;
 }
 
 /** A global data section (`.rodata`, `.data`, `.bss`): initial bytes and variables. */

@@ -1,3 +1,4 @@
+import { parseDisplayHint } from './display-hint.js';
 import { CompatError } from './errors.js';
 import type { EventLayout, LayoutField } from './event-layout.js';
 import type { BuiltField, ProgramSpec, SpecAttach, SpecFieldRelocation, SpecGlobal, SpecMap, SpecProgram, ValueType } from './program-spec.js';
@@ -215,6 +216,7 @@ export function specFromJson(json: unknown): ProgramSpec {
     if (m.valueType !== undefined) out.valueType = valueType(m.valueType, `${w}.valueType`);
     if (m.globalSection !== undefined) out.globalSection = str(m, 'globalSection', w);
     if (m.readonly !== undefined) out.readonly = bool(m, 'readonly', w);
+    if (m.display !== undefined) out.display = parseDisplayHint(m.display, `${w}.display`);
     return out;
   });
   const globals: SpecGlobal[] = arr(o, 'globals', 'spec').map((v, i) => {

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { type DisplayHint, parseDisplayHint } from './display-hint.js';
+import { CompatError } from './errors.js';
+import type { ProgramSpec } from './program-spec.js';
+import { specFromJson, specToJson } from './spec-json.js';
+
+describe('parseDisplayHint', () => {
+  it.each<[unknown, DisplayHint]>([
+    [{ kind: 'counts' }, { kind: 'counts' }],
+    [{ kind: 'log2-histogram', bucket: 'bpftrace', unit: 'ns' }, { kind: 'log2-histogram', bucket: 'bpftrace', unit: 'ns' }],
+    [{ kind: 'linear-histogram', min: 0, max: 100, step: 10, source: 'script' }, { kind: 'linear-histogram', min: 0, max: 100, step: 10, source: 'script' }],
+    [{ kind: 'events' }, { kind: 'events' }],
+    [{ kind: 'hidden', source: 'convention' }, { kind: 'hidden', source: 'convention' }],
+  ])('reads %j', (input, want) => {
+    expect(parseDisplayHint(input)).toEqual(want);
+  });
+
+  it.each<[unknown, string]>([
+    [null, 'display hint display: want an object'],
+    [{ kind: 'pie' }, "display hint display: unknown kind 'pie'"],
+    [{ kind: 'log2-histogram' }, "display hint display: bucket: unknown 'undefined'"],
+    [{ kind: 'linear-histogram', min: 10, max: 10, step: 1 }, 'display hint display: want min < max and step > 0, got min 10, max 10, step 1'],
+    [{ kind: 'linear-histogram', min: 0, max: 10, step: 0.5 }, 'display hint display: step: want an integer'],
+    [{ kind: 'counts', unit: 'x'.repeat(33) }, 'display hint display: unit: want a string of at most 32 characters'],
+  ])('refuses %j', (input, message) => {
+    expect(() => parseDisplayHint(input)).toThrow(new CompatError('malformed', message));
+  });
+
+  it('travels inside a spec through its JSON form', () => {
+    const spec: ProgramSpec = {
+      sourceKind: 'asm',
+      digest: '00'.repeat(32),
+      byteLength: 0,
+      license: 'GPL',
+      programs: [],
+      maps: [{ name: 'lat', type: 2, typeName: 'array', keySize: 4, valueSize: 8, maxEntries: 64, flags: 0, display: { kind: 'log2-histogram', bucket: 'libbpf-tools', unit: 'us' } }],
+      globals: [],
+      buildLayouts: [],
+      pinnedLayouts: {},
+    };
+    expect(specFromJson(JSON.stringify(specToJson(spec)))).toEqual(spec);
+    const json = specToJson(spec) as unknown as { maps: { display: unknown }[] };
+    json.maps[0]!.display = { kind: 'bars' };
+    expect(() => specFromJson(json)).toThrow("display hint spec.maps[0].display: unknown kind 'bars'");
+  });
+});

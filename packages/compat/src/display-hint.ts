@@ -1,0 +1,85 @@
+import { CompatError } from './errors.js';
+
+/**
+ * How a map wants to be shown (bpftrace's printing, Grafana's panels). It travels with a program
+ * version inside its spec, so the CLI, the agent's outputs and the web app draw a map the same way.
+ *
+ * - `counts`: `@name[key]: value` rows sorted by value (bpftrace's `count()`, `sum()`, `min()`, `max()`).
+ * - `log2-histogram`: a power-of-two histogram (bpftrace's `hist()`); `bucket` says which slot a
+ *   value lands in. Drawn with bpftrace's `[lo, hi)` labels and power-of-two units (1K, 1M).
+ * - `linear-histogram`: bpftrace's `lhist(v, min, max, step)`.
+ * - `average` / `stats`: bpftrace's `avg()` / `stats()` (the value holds a count and a total).
+ * - `value`: one scalar (`@x = expr`).
+ * - `table`: structured values, one row per key.
+ * - `events`: a ring buffer or perf event array: records are output events, not map contents.
+ * - `hidden`: internal state (`.rodata`, `.bss`, scratch per-CPU buffers): never drawn by default.
+ */
+export type DisplayHint =
+  | ({ kind: 'counts' } & DisplayCommon)
+  | ({ kind: 'log2-histogram'; bucket: Log2Bucketing } & DisplayCommon)
+  | ({ kind: 'linear-histogram'; min: number; max: number; step: number } & DisplayCommon)
+  | ({ kind: 'average' } & DisplayCommon)
+  | ({ kind: 'stats' } & DisplayCommon)
+  | ({ kind: 'value' } & DisplayCommon)
+  | ({ kind: 'table' } & DisplayCommon)
+  | ({ kind: 'events' } & DisplayCommon)
+  | ({ kind: 'hidden' } & DisplayCommon);
+
+/**
+ * Which slot a value lands in, for a log2 histogram:
+ * - `bpftrace`: bpftrace's `hist()` (slot 0 counts negative values, slot 1 the value 0, slot k+2
+ *   counts [2^k, 2^(k+1)));
+ * - `libbpf-tools`: `log2l(v)` as bcc's libbpf-tools do (slot k counts [2^k, 2^(k+1)), values 0 and
+ *   1 both in slot 0).
+ */
+export type Log2Bucketing = 'bpftrace' | 'libbpf-tools';
+
+export interface DisplayCommon {
+  /** Unit of the values (`ns`, `us`, `bytes`, `events`), when known. */
+  unit?: string;
+  /** Where the hint came from: the script compiler, a convention of the object, or publish metadata. */
+  source?: 'script' | 'convention' | 'metadata';
+}
+
+export const displayKinds = ['counts', 'log2-histogram', 'linear-histogram', 'average', 'stats', 'value', 'table', 'events', 'hidden'] as const;
+export type DisplayKind = (typeof displayKinds)[number];
+
+const bad = (what: string, detail: string) => new CompatError('malformed', `display hint ${what}: ${detail}`);
+
+/** Reads a display hint from JSON-safe data; `malformed` names the bad member. */
+export function parseDisplayHint(v: unknown, what = 'display'): DisplayHint {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(what, 'want an object');
+  const o = v as Record<string, unknown>;
+  const kind = o.kind;
+  if (typeof kind !== 'string' || !(displayKinds as readonly string[]).includes(kind)) throw bad(what, `unknown kind '${String(kind)}'`);
+  const common: DisplayCommon = {};
+  if (o.unit !== undefined) {
+    if (typeof o.unit !== 'string' || o.unit.length > 32) throw bad(what, 'unit: want a string of at most 32 characters');
+    common.unit = o.unit;
+  }
+  if (o.source !== undefined) {
+    if (o.source !== 'script' && o.source !== 'convention' && o.source !== 'metadata') throw bad(what, `source: unknown '${String(o.source)}'`);
+    common.source = o.source;
+  }
+  const num = (key: string) => {
+    const x = o[key];
+    if (typeof x !== 'number' || !Number.isSafeInteger(x)) throw bad(what, `${key}: want an integer`);
+    return x;
+  };
+  switch (kind as DisplayKind) {
+    case 'log2-histogram': {
+      const bucket = o.bucket;
+      if (bucket !== 'bpftrace' && bucket !== 'libbpf-tools') throw bad(what, `bucket: unknown '${String(bucket)}'`);
+      return { kind: 'log2-histogram', bucket, ...common };
+    }
+    case 'linear-histogram': {
+      const min = num('min');
+      const max = num('max');
+      const step = num('step');
+      if (step <= 0 || max <= min) throw bad(what, `want min < max and step > 0, got min ${min}, max ${max}, step ${step}`);
+      return { kind: 'linear-histogram', min, max, step, ...common };
+    }
+    default:
+      return { kind: kind as Exclude<DisplayKind, 'log2-histogram' | 'linear-histogram'>, ...common } as DisplayHint;
+  }
+}
