@@ -13,6 +13,15 @@ import { CompatError } from './errors.js';
  * - `table`: structured values, one row per key.
  * - `events`: a ring buffer or perf event array: records are output events, not map contents.
  * - `hidden`: internal state (`.rodata`, `.bss`, scratch per-CPU buffers): never drawn by default.
+ *
+ * Map layouts each kind is drawn from (the drawing side accepts each shape listed):
+ * - `counts`, `value`: an integer value per key (per-CPU maps: summed).
+ * - histograms: either the key is the slot (an integer key, or a struct/array key whose last member
+ *   is the slot, the members before it the histogram's own key, as bpftrace's `@h[comm] = hist(x)`)
+ *   and the value its count; or the value is an array of counts, element i being slot i (a struct
+ *   whose one array member holds the slots, as libbpf-tools' `struct hist { __u32 slots[N]; }`).
+ * - `average`, `stats`: the value is a struct with integer members `count` and `total` (and, for
+ *   `stats`, optionally `min` and `max`).
  */
 export type DisplayHint =
   | ({ kind: 'counts' } & DisplayCommon)
