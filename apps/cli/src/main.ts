@@ -5,6 +5,7 @@ import { demoCommand } from './commands/demo.js';
 import { disasmCommand } from './commands/disasm.js';
 import { reportCommand } from './commands/report.js';
 import { adminCommand } from './commands/admin.js';
+import { agentsCommand } from './commands/agents.js';
 import { loginCommand } from './commands/login.js';
 import { serveCommand } from './commands/serve.js';
 import { tokensCommand } from './commands/tokens.js';
@@ -25,7 +26,7 @@ export { CliError, type CliIo, ExitCode } from './io.js';
 export type { Command } from './command.js';
 
 /** Every subcommand, in the order `--help` lists them. */
-export const commands: readonly Command[] = [asmCommand, disasmCommand, verifyCommand, reportCommand, demoCommand, conformancePluginCommand, serveCommand, adminCommand, loginCommand, tokensCommand, publishCommand, versionsCommand, yankCommand, kernelsCommand, deployCommand, deploymentsCommand, inspectCommand, compatCommand, diffFormatsCommand, runCommand];
+export const commands: readonly Command[] = [asmCommand, disasmCommand, verifyCommand, reportCommand, demoCommand, conformancePluginCommand, serveCommand, adminCommand, loginCommand, tokensCommand, publishCommand, versionsCommand, yankCommand, kernelsCommand, agentsCommand, deployCommand, deploymentsCommand, inspectCommand, compatCommand, diffFormatsCommand, runCommand];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
