@@ -340,6 +340,27 @@ describe.each(backends)('fleet on %s', (backend) => {
       ]);
     });
 
+    it('keeps the reason as data (verdict, refusal, fault, limit) beside the message, and refuses a malformed one', async () => {
+      const { t, a, deployment, ta } = await deployed();
+      const refusal = { kind: 'field-missing', program: 'count', event: 'sched/sched_switch', field: 'prev_state', insnIndex: 3, text: 'count: sched_switch has no field prev_state' };
+      await a.caller.agent.reportStatus({
+        targets: [{ targetId: ta, status: 'refused', message: refusal.text, detail: { code: 'incompatible', verdict: 'incompatible', refusal: [refusal], digest: 'a'.repeat(64) } }],
+      });
+      let got = (await t.owner.deployment.get({ id: deployment.id })).targets.find((x) => x.id === ta);
+      expect(got).toMatchObject({ status: 'refused', reason: refusal.text, statusDetail: { code: 'incompatible', refusal: [refusal] } });
+      const fault = { program: 'count', insnIndex: 7, insnText: 'r0 = *(u64 *)(r1 + 9000)', message: 'out of bounds', count: 61, record: { eventId: 316, cpu: 1, timeNs: '81234567890123', hex: '3c01' } };
+      await a.caller.agent.reportStatus({
+        targets: [{ targetId: ta, status: 'failed', message: 'stopped: fault-rate', counters: { eventsSeen: 3 }, detail: { code: 'fault-rate', fault, limit: { used: 61, budget: 60, unit: 'faults', windowSeconds: 60 } } }],
+      });
+      got = (await t.owner.deployment.get({ id: deployment.id })).targets.find((x) => x.id === ta);
+      expect(got).toMatchObject({ status: 'failed', counters: { eventsSeen: 3 }, statusDetail: { code: 'fault-rate', fault, limit: { used: 61, budget: 60 } } });
+      const audit = await h.db.prisma.auditEntry.findMany({ where: { tenantId: t.id, action: 'agent.reportStatus' }, orderBy: { id: 'asc' } });
+      expect(audit.map((x) => (x.detail as { code?: string }).code)).toEqual(['incompatible', 'fault-rate']);
+      for (const detail of [{ code: 'Bad Code' }, { code: 'x', fault: { message: 'm', record: { eventId: 1, cpu: 0, timeNs: '1', hex: 'zz' } } }, { code: 'x', extra: 1 }]) {
+        await expect(a.caller.agent.reportStatus({ targets: [{ targetId: ta, status: 'failed', detail: detail as never }] })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+      }
+    });
+
     it("refuses another agent's target with NOT_FOUND and changes nothing (all or nothing)", async () => {
       const { a, ta, tb } = await deployed();
       const before = await fleetCounts(h.db.prisma);

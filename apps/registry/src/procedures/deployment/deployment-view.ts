@@ -73,6 +73,8 @@ export const targetView = z.object({
   reason: z.string().nullable(),
   /** The agent's last counters (`eventsSeen`, `eventsLost`, `runtimeNs`). */
   counters: z.record(z.string(), z.number()).nullable(),
+  /** The agent's reason as data (`agent.reportStatus`'s `detail`: verdict, field moves, refusal, fault, limit). */
+  statusDetail: z.record(z.string(), z.unknown()).nullable(),
   createdAt: isoDate,
   updatedAt: isoDate,
 });
@@ -104,7 +106,7 @@ export function toDeploymentView(d: DeploymentRow, counts: Record<string, number
 }
 
 export function toTargetView(t: TargetRow, d: DeploymentRow): TargetView {
-  const detail = (t.detail ?? null) as { counters?: Record<string, number> } | null;
+  const detail = (t.detail ?? null) as { counters?: Record<string, number>; status?: Record<string, unknown> } | null;
   return {
     id: t.id,
     agentId: t.agentId,
@@ -113,6 +115,7 @@ export function toTargetView(t: TargetRow, d: DeploymentRow): TargetView {
     desiredState: desiredStateOf(d, t.agent),
     reason: t.reason,
     counters: detail?.counters ?? null,
+    statusDetail: detail?.status ?? null,
     createdAt: iso(t.createdAt),
     updatedAt: iso(t.updatedAt),
   };
