@@ -85,6 +85,23 @@ describe('Dispatcher', () => {
     expect(d.lostByCpu).toEqual([5, 2]);
   });
 
+  it('counts the records of a paused target as skipped and runs none of them', async () => {
+    const profile = await fixtureProfile('linux-6.18');
+    const f = profileFormat(profile, 'sched/sched_switch')!;
+    const out = loadForProfile(await countSwitches(), profile, { cpuCount: 1 });
+    if (!out.ok) throw new Error(out.status);
+    const d = new Dispatcher();
+    const t = d.attach('t', out.loaded);
+    const records: MemoryRecord[] = Array.from({ length: 12 }, () => ({ data: recordOf(f, { next_pid: 1 }), cpu: 0, missedEvents: 0 }));
+    const stream = memoryStream(records, 4, (batch) => {
+      if (batch === 0) t.paused = true; // records 4..7
+      if (batch === 1) t.paused = false;
+    });
+    await d.run(stream);
+    expect([t.eventsSeen, t.skipped, t.counters.runs]).toEqual([8, 4, 8]);
+    expect(encodeMapSnapshot(t.loaded, { runId: 'r', eventsSeen: 0, eventsLost: 0 }).maps[0]!.entries).toEqual([{ key: 1, value: 8 }]);
+  });
+
   it('counts a run over its budget as a fault with the instruction and a copy of the record', async () => {
     const spec = await asmSpec(`.license "GPL"
 .section tracepoint/sched/sched_switch

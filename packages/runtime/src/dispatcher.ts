@@ -49,6 +49,13 @@ export class AttachedTarget {
   lastFault: TargetFault | undefined;
   /** Set by {@link Dispatcher.detach}. */
   detached = false;
+  /**
+   * While set, the target's records are counted in {@link skipped} and not run (a caller
+   * throttling a target over its CPU budget); its maps keep what they had.
+   */
+  paused = false;
+  /** Records of the target's events not run because it was paused. */
+  skipped = 0;
 
   constructor(id: string, loaded: LoadedSpec) {
     this.id = id;
@@ -190,6 +197,10 @@ export class Dispatcher {
     if (list === undefined) return;
     for (let i = 0; i < list.length; i++) {
       const a = list[i]!;
+      if (a.target.paused) {
+        a.target.skipped++;
+        continue;
+      }
       a.target.eventsSeen++;
       const runtimes = a.runtimes;
       for (let j = 0; j < runtimes.length; j++) {
