@@ -10,4 +10,5 @@ if (!existsSync(main)) {
   process.exit(2);
 }
 const { main: run } = await import(pathToFileURL(main).href);
-process.exitCode = await run(process.argv.slice(2));
+// Exit when done: an idle keep-alive connection to the registry must not hold the process.
+process.exit(await run(process.argv.slice(2)));

@@ -1,16 +1,25 @@
-// The agent: a loop of small restartable parts around one state folder.
+// The agent: a loop of small restartable parts around one state folder and one feed.
 //
 //   profile  reads the node's kernel profile and reports it (again when it changes)
-//   poll     asks the registry for the agent's assignments (ETag, jitter, backoff)
+//   poll     asks the registry for the agent's assignments (ETag, jitter, backoff) and brings the
+//            targets in line: load (relocate for this node, verify, load into the VM), attach, stop
+//   feed     the node's records (live tracefs or a recording), dispatched to the attached targets
 //   flush    every snapshot interval: outputs of every target → spool (fsynced)
 //   upload   spool → registry, oldest first, until empty (woken by flush)
+//   status   target statuses with their reasons as data, when they change (and counters now and then)
 //
-// A registry outage changes nothing that runs: polls and uploads back off and retry while the
-// outputs wait in the spool. SIGINT/SIGTERM stop everything in order (see `stop`).
-import { AgentApi, type AgentApiOptions, type Assignment } from './client.js';
+// A registry outage changes nothing that runs: polls, uploads and status reports back off and
+// retry, the outputs wait in the spool, and a restart runs the last assignments from the state
+// folder. SIGINT/SIGTERM stop everything in order (see `stop`).
+import { readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findTracefs } from '@probeyard/formats/node';
+import { Dispatcher } from '@probeyard/runtime';
 import type { BackoffOptions } from './backoff.js';
 import { jitter } from './backoff.js';
+import { AgentApi, type AgentApiOptions, type Assignment, type StatusReport } from './client.js';
 import { AgentError, isAgentError } from './errors.js';
+import { FeedRunner } from './feed/feed-runner.js';
 import type { FeedOptions } from './feed-options.js';
 import { jsonLogger, type Logger } from './log.js';
 import { AgentMetrics } from './metrics/agent-metrics.js';
@@ -20,22 +29,30 @@ import { type NodeProfile, profileTarball, readLiveProfile, readTraceDatProfile 
 import { Spool } from './spool/spool.js';
 import { Uploader } from './spool/uploader.js';
 import { type Credential, StateDir } from './state/state-dir.js';
-import { findTracefs } from '@probeyard/formats/node';
+import { ArtifactStore } from './targets/artifact-store.js';
+import { type TargetLimits, TargetManager } from './targets/target-manager.js';
 
 export interface AgentOptions {
   /** The state folder `enroll` made. */
   state: string;
   feed: FeedOptions;
+  /** Speed of a replay at its recorded pace (1 real time, 0.1 ten times slower). */
+  speed?: number;
   /** `HOST:PORT` for `/metrics` and `/healthz` (none when undefined). */
   metrics?: string;
   /** Milliseconds between polls; default: what the registry says (10 s), with ±20% jitter. */
   pollIntervalMs?: number;
   /** Milliseconds between map snapshots (default 10,000). */
   snapshotIntervalMs?: number;
+  /** Milliseconds between reports of every running target's counters (default 30,000). */
+  statusIntervalMs?: number;
   /** Bytes the spool keeps at most (default 256 MiB). */
   spoolCapBytes?: number;
   /** Milliseconds between checks of a live kernel profile (default 300,000). */
   profileIntervalMs?: number;
+  /** buffer_size_kb of the live instance per CPU (default 8,192). */
+  bufferSizeKb?: number;
+  limits?: TargetLimits;
   /** Backoff of every part after a failure (default: 1 s doubling to 60 s, full jitter). */
   backoff?: BackoffOptions;
   /** Milliseconds the last upload at stop may take (default 5,000). */
@@ -43,6 +60,8 @@ export interface AgentOptions {
   log?: Logger;
   api?: AgentApiOptions;
 }
+
+const day = 86_400_000;
 
 export class Agent {
   readonly options: AgentOptions;
@@ -52,18 +71,25 @@ export class Agent {
   readonly credential: Credential;
   readonly api: AgentApi;
   readonly spool: Spool;
+  readonly dispatcher = new Dispatcher();
+  readonly feed: FeedRunner;
+  readonly targets: TargetManager;
   private readonly abort = new AbortController();
   private readonly loops = new Map<string, PartLoop>();
   private metricsServer: MetricsServer | undefined;
   private profile: NodeProfile | undefined;
   private reportedProfileHash: string | undefined;
   private etag: string | undefined;
-  /** The assignments of the last full poll answer. */
+  /** The assignments of the last full poll answer (or of the state folder, before one). */
   assignments: Assignment[] = [];
   private uploader: Uploader | undefined;
   private stopping: Promise<void> | undefined;
   private fatal: AgentError | undefined;
   private resolveDone!: (code: number) => void;
+  private feedGate!: () => void;
+  private readonly feedReady: Promise<void>;
+  private lastLimitsCheck = 0;
+  private lastFullStatus = 0;
   /** Resolves with the exit code once the agent has stopped. */
   readonly done: Promise<number>;
 
@@ -76,6 +102,33 @@ export class Agent {
     this.spool = Spool.open(state.dir('spool'), { ...(options.spoolCapBytes !== undefined ? { capBytes: options.spoolCapBytes } : {}), log: this.log });
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
+    });
+    this.feedReady = new Promise((resolve) => {
+      this.feedGate = resolve;
+    });
+    this.feed = new FeedRunner({
+      feed: options.feed,
+      dispatcher: this.dispatcher,
+      log: this.log,
+      ...(options.speed !== undefined ? { speed: options.speed } : {}),
+      instanceSuffix: `agent-${instanceTag(credential.agentId)}-${process.pid}`,
+      bufferSizeKb: options.bufferSizeKb ?? 8192,
+      onBatch: () => this.afterBatch(),
+      onEnd: (pass) => {
+        this.log('info', `feed: the recording ended (pass ${pass}, ${this.feed.records} records in all)`);
+        this.loops.get('flush')?.wake();
+      },
+    });
+    this.targets = new TargetManager({
+      store: new ArtifactStore(state.dir('artifacts'), this.api),
+      dispatcher: this.dispatcher,
+      profile: () => this.profile!,
+      cpuCount: () => this.profile?.cpuCount ?? 1,
+      environment: { commOf: (pid) => this.feed.comm(pid) },
+      ...(options.limits ? { limits: options.limits } : {}),
+      log: this.log,
+      onEventsChanged: () => this.feed.eventsChanged(),
+      onStatusChanged: () => this.loops.get('status')?.wake(),
     });
     const saved = state.readJson<{ etag?: string; assignments?: Assignment[] }>('assignments.json');
     if (saved?.assignments) this.assignments = saved.assignments;
@@ -104,14 +157,17 @@ export class Agent {
   }
 
   private async begin(): Promise<void> {
+    if (this.options.feed.kind === 'live') removeLeftoverInstances(this.options.feed.tracefs, this.credential.agentId, this.log);
     this.profile = await this.readProfile();
-    this.log('info', `agent ${this.credential.agentId} of ${this.credential.registry}: kernel ${this.profile.release || '?'} (${this.profile.complete ? 'complete' : 'partial'} profile ${this.profile.hash.slice(0, 12)}, ${this.profile.kernel.events.size} events)`, {
+    this.log('info', `agent ${this.credential.agentId} of ${this.credential.registry}: kernel ${this.profile.release || '?'} (${this.profile.complete ? 'complete' : 'partial'} profile ${this.profile.hash.slice(0, 12)}, ${this.profile.kernel.events.size} events, ${this.profile.cpuCount} CPUs)`, {
       agentId: this.credential.agentId,
       feed: this.options.feed.kind === 'live' ? 'live' : this.options.feed.path,
     });
     this.metrics.setSources({
       spool: () => ({ bytes: this.spool.bytes, batches: this.spool.batches, dropped: this.spool.droppedTotal, rejected: this.spool.rejectedTotal }),
       kernelHash: () => this.profile?.hash ?? '',
+      targets: () => this.targets.samples(),
+      feed: () => this.feed.sample(),
     });
     if (this.options.metrics !== undefined) {
       this.metricsServer = await startMetricsServer(this.options.metrics, this.metrics, () => this.health());
@@ -125,8 +181,30 @@ export class Agent {
       },
       onError: (e) => this.metrics.registryErrors.inc({ call: 'uploadOutputs', code: e.context.registryCode ?? e.code }),
     }));
+    // What ran before a restart runs again at once, from the state folder, whatever the registry.
+    if (this.assignments.length > 0) {
+      this.targets.reconcile(this.assignments);
+      void this.targets.idle().then(() => this.feedGate());
+    }
+    const snapshotMs = this.options.snapshotIntervalMs ?? 10_000;
     this.addPart({ name: 'profile', tick: () => this.profileTick() });
     this.addPart({ name: 'poll', tick: () => this.pollTick() });
+    this.addPart({
+      name: 'feed',
+      tick: async (signal) => {
+        await Promise.race([this.feedReady, new Promise((r) => signal.addEventListener('abort', r, { once: true }))]);
+        if (signal.aborted) return day;
+        await this.feed.run(signal);
+        return day; // a recording without --loop is over
+      },
+    });
+    this.addPart({
+      name: 'flush',
+      tick: async () => {
+        this.flush();
+        return snapshotMs;
+      },
+    });
     this.addPart({
       name: 'upload',
       tick: async (signal) => {
@@ -134,6 +212,7 @@ export class Agent {
         return 5_000;
       },
     });
+    this.addPart({ name: 'status', tick: () => this.statusTick() });
     for (const loop of this.loops.values()) loop.start(this.abort.signal);
   }
 
@@ -176,7 +255,7 @@ export class Agent {
     if (live && this.reportedProfileHash !== undefined) {
       const now = await this.readProfile();
       if (now.hash !== this.profile?.hash) {
-        this.log('info', `kernel profile changed: ${this.profile?.hash.slice(0, 12)} → ${now.hash.slice(0, 12)} (${now.kernel.events.size} events)`);
+        this.log('info', `kernel profile changed: ${this.profile?.hash.slice(0, 12)} → ${now.hash.slice(0, 12)} (${now.kernel.events.size} events); running targets keep their load, new ones use it`);
         this.profile = now;
       }
     }
@@ -189,7 +268,7 @@ export class Agent {
       this.reportedProfileHash = p.hash;
       this.log('info', `reported kernel profile ${answer.profile.name}${answer.created ? ' (new to the registry)' : ''}`, { profileId: answer.profile.id });
     }
-    return live ? (this.options.profileIntervalMs ?? 300_000) : 3_600_000;
+    return live ? (this.options.profileIntervalMs ?? 300_000) : day;
   }
 
   private async pollTick(): Promise<number> {
@@ -200,6 +279,7 @@ export class Agent {
     } catch (e) {
       this.metrics.polls.inc({ result: 'error' });
       this.metrics.registryErrors.inc({ call: 'poll', code: (isAgentError(e) && e.context.registryCode) || 'unknown' });
+      // loads that waited for the registry (an artifact not in the state folder) try again later
       throw e;
     } finally {
       this.metrics.pollSeconds.observe((performance.now() - started) / 1000);
@@ -211,7 +291,54 @@ export class Agent {
       this.log('info', `assignments: ${answer.assignments.length} (${answer.assignments.filter((a) => a.desiredState === 'running').length} to run)`);
     }
     this.etag = answer.etag;
+    this.targets.reconcile(this.assignments);
+    await this.targets.idle();
+    this.feedGate();
     return jitter(this.options.pollIntervalMs ?? answer.pollAfterSeconds * 1000);
+  }
+
+  private flush(): void {
+    const batches = this.targets.collectOutputs(this.dispatcher.traceTimeNs);
+    if (batches.length === 0) return;
+    this.spool.append(batches);
+    this.metrics.spoolAppended.inc(batches.length);
+    this.loops.get('upload')?.wake();
+  }
+
+  private async statusTick(): Promise<number> {
+    const interval = this.options.statusIntervalMs ?? 30_000;
+    const all = Date.now() - this.lastFullStatus >= interval;
+    const reports = this.targets.statusReports(all);
+    for (let i = 0; i < reports.length; i += 200) await this.sendStatus(reports.slice(i, i + 200));
+    if (all) this.lastFullStatus = Date.now();
+    return interval;
+  }
+
+  private async sendStatus(reports: StatusReport[]): Promise<void> {
+    if (reports.length === 0) return;
+    try {
+      await this.api.reportStatus(reports);
+      this.targets.reported(reports);
+      for (const r of reports) this.metrics.statusReports.inc({ status: r.status });
+    } catch (e) {
+      this.metrics.registryErrors.inc({ call: 'reportStatus', code: (isAgentError(e) && e.context.registryCode) || 'unknown' });
+      if (!isAgentError(e) || e.retryable || e.code === 'unauthorized') throw e;
+      if (reports.length === 1) {
+        // The registry refuses this one for good (a target it no longer has): forget it.
+        this.log('warn', `report status: target ${reports[0]!.targetId}: ${e.message}: forgotten`, { targetId: reports[0]!.targetId });
+        if (e.context.registryCode === 'NOT_FOUND') this.targets.forget(reports[0]!.targetId);
+        else this.targets.reported(reports);
+        return;
+      }
+      for (const r of reports) await this.sendStatus([r]);
+    }
+  }
+
+  private afterBatch(): void {
+    const now = Date.now();
+    if (now - this.lastLimitsCheck < 1000) return;
+    this.lastLimitsCheck = now;
+    this.targets.enforceLimits(now);
   }
 
   /** What `/healthz` answers: each part's last success and error, the spool, the feed. */
@@ -220,24 +347,36 @@ export class Agent {
     for (const [name, loop] of this.loops) {
       parts[name] = { lastOkAt: loop.lastOkAt ? new Date(loop.lastOkAt).toISOString() : null, failures: loop.failures, lastError: loop.lastError ?? null };
     }
+    const feed = this.feed.sample();
     return {
       ok: this.stopping === undefined && this.fatal === undefined,
       agentId: this.credential.agentId,
       kernel: this.profile ? { release: this.profile.release, hash: this.profile.hash, complete: this.profile.complete } : null,
+      feed: { kind: feed.kind, records: feed.records, lostEvents: [...feed.lostByCpu.values()].reduce((a, b) => a + b, 0), passes: this.feed.passes },
+      targets: this.targets.all().map((t) => ({ id: t.id, program: `${t.assignment.program.name}@${t.assignment.program.version}`, status: t.phase, code: t.detail.code })),
       spool: { batches: this.spool.batches, bytes: this.spool.bytes, dropped: this.spool.droppedTotal, rejected: this.spool.rejectedTotal },
       parts,
     };
   }
 
   /**
-   * Stops in order: every part, then a last flush to the spool and one upload attempt (bounded),
-   * then the feed (its tracefs instance removed), the metrics server and the state lock.
+   * Stops in order: every part (the feed's tracefs instance is removed as its stream closes),
+   * then each target's final outputs into the spool (fsynced), one bounded upload attempt, the
+   * metrics server, the spool and the state lock. What is not uploaded waits for the next start.
    */
   stop(why: string): Promise<void> {
     this.stopping ??= (async () => {
       this.log('info', `stopping: ${why}`);
       this.abort.abort();
       await Promise.all([...this.loops.values()].map((l) => l.stopped()));
+      if (this.profile) {
+        this.targets.stopAll();
+        try {
+          this.flush();
+        } catch (e) {
+          this.log('error', `stop: last flush: ${(e as Error).message}`);
+        }
+      }
       if (this.uploader && this.spool.batches > 0 && this.fatal === undefined) {
         // One last upload, bounded: what does not make it waits in the spool for the next start.
         const deadline = AbortSignal.timeout(this.options.stopUploadMs ?? 5_000);
@@ -250,5 +389,51 @@ export class Agent {
       this.resolveDone(this.fatal ? 1 : 0);
     })();
     return this.stopping;
+  }
+}
+
+/** A short, stable tag of the agent in its tracefs instance names. */
+function instanceTag(agentId: string): string {
+  return agentId.replace(/[^0-9a-f]/gi, '').slice(-12) || 'x';
+}
+
+/**
+ * Removes the tracefs instances a previous run of this agent left behind when it was killed
+ * (`probeyard-agent-<tag>-<pid>` of a pid that is gone): never another agent's, never a live one's.
+ */
+function removeLeftoverInstances(tracefsPath: string | undefined, agentId: string, log: Logger): void {
+  const root = tracefsPath ?? findTracefs()?.path;
+  if (root === undefined) return;
+  const dir = join(root, 'instances');
+  const prefix = `probeyard-agent-${instanceTag(agentId)}-`;
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.startsWith(prefix));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(name.slice(prefix.length).split('-')[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+      continue; // alive: not a leftover
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EPERM') continue;
+    }
+    const path = join(dir, name);
+    try {
+      writeFileSync(join(path, 'tracing_on'), '0');
+      const events = readFileSync(join(path, 'set_event'), 'utf8').trim();
+      if (events) writeFileSync(join(path, 'set_event'), '');
+    } catch {
+      // removing it is what matters
+    }
+    try {
+      rmdirSync(path);
+      log('info', `feed live: removed the instance ${name} a killed run left behind`);
+    } catch (e) {
+      log('warn', `feed live: could not remove the leftover instance ${name}: ${(e as Error).message}`);
+    }
   }
 }

@@ -15,5 +15,9 @@ export { type Health, type MetricsServer, parseListenAddress, startMetricsServer
 export { type Part, PartLoop, type PartLoopOptions } from './part-loop.js';
 export { type FeedOptions, parseFeedOptions } from './feed-options.js';
 export { agentVersion, enroll, type EnrollOptions, type EnrollResult, readTokenFile } from './enroll.js';
+export { type Artifact, ArtifactRefused, ArtifactStore } from './targets/artifact-store.js';
+export { CpuBudget, type CpuBudgetOptions, type CpuVerdict, FaultRate, WindowedCounter } from './targets/limits.js';
+export { maxBatchPayloadBytes, Target, type TargetLimits, TargetManager, type TargetManagerOptions, type TargetPhase } from './targets/target-manager.js';
+export { FeedRunner, type FeedRunnerOptions } from './feed/feed-runner.js';
 export { Agent, type AgentOptions } from './agent.js';
 export { main } from './main.js';

@@ -9,9 +9,10 @@ import { jsonLogger, type LogLevel } from './log.js';
 
 const usage = `usage: probeyard-agent enroll --registry URL (--token T | --token-file F) --state DIR [--label k=v ...]
                               [--config FILE] [--hostname H] [--feed live|FILE.dat] [--force]
-       probeyard-agent run --state DIR [--feed live|FILE.dat [--loop] [--pace recorded|max]]
+       probeyard-agent run --state DIR [--feed live|FILE.dat [--loop] [--pace recorded|max [--speed F]]]
                            [--metrics HOST:PORT] [--snapshot-interval S] [--spool-cap MIB]
-                           [--poll-interval S] [--log-level debug|info|warn|error]
+                           [--poll-interval S] [--memory-budget MIB] [--cpu-budget PERCENT]
+                           [--max-faults N] [--log-level debug|info|warn|error]
 
 The Probeyard node agent. \`enroll\` trades a one-time enrolment token (from \`probeyard agents
 enroll-token\`) for the agent's credential, kept in the state folder (mode 0600, never printed);
@@ -28,7 +29,14 @@ on-disk spool (--spool-cap MiB, default 256) to the registry.
   --feed FILE.dat    replay a trace-cmd recording: the node is the recording's kernel
   --loop             start the recording again at its end
   --pace recorded    replay at the recording's own pace (default max: as fast as it goes)
+  --speed F          with --pace recorded: F times the recorded pace (0.1: ten times slower)
   --metrics ADDR     serve /metrics (Prometheus) and /healthz on ADDR (e.g. 127.0.0.1:9464)
+
+Limits, so a program never hurts its node: a target over --cpu-budget percent of one core over
+10 s (default 5) is throttled (its events are counted lost to it), and stopped with the reason
+cpu-budget when that happens 3 times in a minute; one faulting more than --max-faults times a
+minute (default 60) is stopped with the fault; the maps of all targets together may take
+--memory-budget MiB (default 64): a target whose maps do not fit is refused with the reason.
 
 SIGINT/SIGTERM stop the programs, flush the spool, remove the tracefs instance and exit 0.
 Exit codes: 0 done, 1 refused (enrolment refused, credential revoked), 2 unusable input.`;
@@ -123,6 +131,10 @@ async function runCommand(args: string[], io: { out: (s: string) => void }): Pro
     'snapshot-interval': { type: 'string' },
     'spool-cap': { type: 'string' },
     'poll-interval': { type: 'string' },
+    speed: { type: 'string' },
+    'memory-budget': { type: 'string' },
+    'cpu-budget': { type: 'string' },
+    'max-faults': { type: 'string' },
     'log-level': { type: 'string' },
   });
   if (values.help) {
@@ -135,6 +147,18 @@ async function runCommand(args: string[], io: { out: (s: string) => void }): Pro
   const snapshot = positive('snapshot-interval', values['snapshot-interval']);
   const cap = positive('spool-cap', values['spool-cap']);
   const poll = positive('poll-interval', values['poll-interval']);
+  const speed = positive('speed', values.speed);
+  if (speed !== undefined && values.pace !== 'recorded') throw new AgentError('usage', '--speed: only with --pace recorded');
+  const memory = positive('memory-budget', values['memory-budget']);
+  const cpu = positive('cpu-budget', values['cpu-budget']);
+  if (cpu !== undefined && cpu > 100) throw new AgentError('usage', `--cpu-budget: ${cpu} is more than 100 (percent of one core)`);
+  const faults = values['max-faults'] === undefined ? undefined : Number(values['max-faults']);
+  if (faults !== undefined && !(Number.isInteger(faults) && faults >= 0)) throw new AgentError('usage', `--max-faults: '${values['max-faults']}' is not a whole number`);
+  const limits: NonNullable<AgentOptions['limits']> = {
+    ...(memory ? { memoryBudgetBytes: Math.round(memory * 1024 * 1024) } : {}),
+    ...(cpu ? { cpu: { share: cpu / 100 } } : {}),
+    ...(faults !== undefined ? { maxFaultsPerMinute: faults } : {}),
+  };
   const options: AgentOptions = {
     state: values.state,
     feed: parseFeedOptions(values.feed, values.loop, values.pace),
@@ -143,6 +167,8 @@ async function runCommand(args: string[], io: { out: (s: string) => void }): Pro
     ...(snapshot ? { snapshotIntervalMs: snapshot * 1000 } : {}),
     ...(cap ? { spoolCapBytes: Math.round(cap * 1024 * 1024) } : {}),
     ...(poll ? { pollIntervalMs: poll * 1000 } : {}),
+    ...(speed ? { speed } : {}),
+    limits,
   };
   const agent = await Agent.start(options);
   const onSignal = (sig: NodeJS.Signals) => {

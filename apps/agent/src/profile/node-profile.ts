@@ -3,7 +3,7 @@
 // A replay: the formats a trace.dat carries (partial: a recording holds only the events it
 // recorded), so one machine can host nodes of other kernels.
 import { readdir, readFile } from 'node:fs/promises';
-import { machine, release } from 'node:os';
+import { availableParallelism, machine, release } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { type KernelProfile, parseUname, profileOfFormatSet } from '@probeyard/compat';
@@ -26,13 +26,15 @@ export interface NodeProfile {
   files: EventsTreeFile[];
   /** The profile relocation runs against. */
   kernel: KernelProfile;
+  /** CPUs of the node (per-CPU maps hold one value each): the recording's, or this machine's. */
+  cpuCount: number;
 }
 
-async function build(files: EventsTreeFile[], complete: boolean, meta: { release: string; machine: string }): Promise<NodeProfile> {
+async function build(files: EventsTreeFile[], complete: boolean, meta: { release: string; machine: string; cpuCount: number }): Promise<NodeProfile> {
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const set = await buildEventFormatSet(files);
   const kernel = profileOfFormatSet(set, complete ? 'tracefs' : 'trace.dat', { release: meta.release, arch: meta.machine });
-  return { complete, release: meta.release, machine: meta.machine, hash: set.hash, files, kernel };
+  return { complete, release: meta.release, machine: meta.machine, hash: set.hash, files, kernel, cpuCount: Math.max(1, meta.cpuCount) };
 }
 
 /** The running kernel's profile from tracefs (`<tracefs>/events`). */
@@ -64,7 +66,13 @@ export async function readLiveProfile(tracefsPath: string): Promise<NodeProfile>
     await Promise.all(events.map((event) => readOne(join(dir, system, event, 'format'), `${system}/${event}/format`)));
   }
   if (files.length <= 2) throw new AgentError('profile', `profile: no event formats under ${dir}`, { path: dir });
-  return build(files, true, { release: release(), machine: machine() });
+  let cpuCount = availableParallelism();
+  try {
+    cpuCount = (await readdir(join(tracefsPath, 'per_cpu'))).filter((d) => /^cpu\d+$/.test(d)).length || cpuCount;
+  } catch {
+    // no per_cpu folder: the CPUs the process sees
+  }
+  return build(files, true, { release: release(), machine: machine(), cpuCount });
 }
 
 /** A recording's profile: the formats it carries, its uname's release and machine. */
@@ -89,7 +97,7 @@ export async function readTraceDatProfile(path: string): Promise<NodeProfile> {
       if (name !== undefined) files.push({ path: `${f.system}/${name}/format`, text: f.text });
     }
     const { release: rel, arch } = parseUname(dat.uname);
-    return await build(files, false, { release: rel, machine: arch });
+    return await build(files, false, { release: rel, machine: arch, cpuCount: dat.cpuCount });
   } finally {
     file.close();
   }

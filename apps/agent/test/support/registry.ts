@@ -5,9 +5,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CliIo, run as runCli } from '@probeyard/cli';
+import type { AppRouter } from '@probeyard/registry';
 import { createTenantOffline, type RunningRegistry, startRegistry } from '@probeyard/registry/server';
+import { createTRPCClient, httpLink, type TRPCClient } from '@trpc/client';
 import { prepareDataFolder } from '@probeyard/registry/testing';
 import pg from 'pg';
+
+export interface OutputRow {
+  targetId: string;
+  sequence: number;
+  kind: 'map_snapshot' | 'events' | 'counters';
+  payload: Record<string, unknown>;
+  eventsSeen: number;
+  eventsLost: number;
+}
 
 export interface TestRegistry {
   url: string;
@@ -16,8 +27,12 @@ export interface TestRegistry {
   ownerToken: string;
   tenantId: string;
   running: RunningRegistry | undefined;
+  /** A typed client of the registry as the tenant's owner. */
+  api(): TRPCClient<AppRouter>;
+  /** Every output batch of a deployment, by sequence. */
+  outputs(deploymentId: string, targetId?: string): Promise<OutputRow[]>;
   /** The CLI, in-process, as the tenant's owner: exit code and output. */
-  cli(args: string[]): Promise<{ code: number; out: string; err: string; last: string }>;
+  cli(args: string[], options?: { local?: boolean }): Promise<{ code: number; out: string; err: string; last: string }>;
   /** Stops the registry (the data stays). */
   stop(): Promise<void>;
   /** Starts it again on the same data and port. */
@@ -98,9 +113,23 @@ export async function startTestRegistry(options: { postgres?: boolean } = {}): P
     ownerToken: made.ownerToken,
     tenantId: made.tenant.id,
     running: undefined,
-    async cli(args) {
+    api() {
+      return createTRPCClient<AppRouter>({ links: [httpLink({ url: `${r.url}/trpc`, headers: () => ({ authorization: `Bearer ${r.ownerToken}` }) })] });
+    },
+    async outputs(deploymentId, targetId) {
+      const api = r.api();
+      const rows: OutputRow[] = [];
+      let after: { sequence: number; targetId: string } | undefined;
+      for (;;) {
+        const page = await api.deployment.outputs.query({ id: deploymentId, ...(targetId ? { targetId } : {}), ...(after ? { after } : {}), limit: 500 });
+        rows.push(...(page.batches as OutputRow[]));
+        if (!page.nextCursor) return rows;
+        after = page.nextCursor;
+      }
+    },
+    async cli(args, options = {}) {
       const io = bufferIo();
-      const code = await runCli([...args, '--registry', r.url, '--token', r.ownerToken], io);
+      const code = await runCli(options.local ? args : [...args, '--registry', r.url, '--token', r.ownerToken], io);
       return { code, out: io.out, err: io.err, last: io.out.trimEnd().split('\n').at(-1) ?? '' };
     },
     async start() {
