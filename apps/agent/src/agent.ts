@@ -11,9 +11,7 @@
 // A registry outage changes nothing that runs: polls, uploads and status reports back off and
 // retry, the outputs wait in the spool, and a restart runs the last assignments from the state
 // folder. SIGINT/SIGTERM stop everything in order (see `stop`).
-import { readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { findTracefs } from '@probeyard/formats/node';
+import { findTracefs, removeStaleInstances } from '@probeyard/formats/node';
 import { Dispatcher } from '@probeyard/runtime';
 import type { BackoffOptions } from './backoff.js';
 import { jitter } from './backoff.js';
@@ -50,7 +48,7 @@ export interface AgentOptions {
   spoolCapBytes?: number;
   /** Milliseconds between checks of a live kernel profile (default 300,000). */
   profileIntervalMs?: number;
-  /** buffer_size_kb of the live instance per CPU (default 8,192). */
+  /** buffer_size_kb of the live instance per CPU (default: 64 MiB shared by the CPUs, 2 to 32 MiB each). */
   bufferSizeKb?: number;
   limits?: TargetLimits;
   /** Backoff of every part after a failure (default: 1 s doubling to 60 s, full jitter). */
@@ -111,8 +109,7 @@ export class Agent {
       dispatcher: this.dispatcher,
       log: this.log,
       ...(options.speed !== undefined ? { speed: options.speed } : {}),
-      instanceSuffix: `agent-${instanceTag(credential.agentId)}-${process.pid}`,
-      bufferSizeKb: options.bufferSizeKb ?? 8192,
+      ...(options.bufferSizeKb !== undefined ? { bufferSizeKb: options.bufferSizeKb } : {}),
       onBatch: () => this.afterBatch(),
       onEnd: (pass) => {
         this.log('info', `feed: the recording ended (pass ${pass}, ${this.feed.records} records in all)`);
@@ -157,7 +154,7 @@ export class Agent {
   }
 
   private async begin(): Promise<void> {
-    if (this.options.feed.kind === 'live') removeLeftoverInstances(this.options.feed.tracefs, this.credential.agentId, this.log);
+    if (this.options.feed.kind === 'live') this.removeLeftovers();
     this.profile = await this.readProfile();
     this.log('info', `agent ${this.credential.agentId} of ${this.credential.registry}: kernel ${this.profile.release || '?'} (${this.profile.complete ? 'complete' : 'partial'} profile ${this.profile.hash.slice(0, 12)}, ${this.profile.kernel.events.size} events, ${this.profile.cpuCount} CPUs)`, {
       agentId: this.credential.agentId,
@@ -238,6 +235,16 @@ export class Agent {
     const tracefs = feed.tracefs ?? findTracefs({ mount: true })?.path;
     if (tracefs === undefined) throw new AgentError('profile', 'profile: tracefs is not mounted and cannot be mounted here (root is needed for --feed live)');
     return readLiveProfile(tracefs);
+  }
+
+  /**
+   * A SIGKILL leaves the live instance behind (`probeyard-<pid>-<start time>-<random>`, events on,
+   * buffers allocated): this start removes those of processes that are gone, never a live one's.
+   */
+  private removeLeftovers(): void {
+    const { removed, failed } = removeStaleInstances();
+    for (const r of removed) this.log('info', `feed live: removed the instance ${r.name} that a killed process (pid ${r.pid}) left behind`);
+    for (const f of failed) this.log('warn', `feed live: could not remove the leftover instance ${f.name}: ${f.error}`);
   }
 
   /** `http://host:port` of `/metrics` and `/healthz`, when served. */
@@ -389,51 +396,5 @@ export class Agent {
       this.resolveDone(this.fatal ? 1 : 0);
     })();
     return this.stopping;
-  }
-}
-
-/** A short, stable tag of the agent in its tracefs instance names. */
-function instanceTag(agentId: string): string {
-  return agentId.replace(/[^0-9a-f]/gi, '').slice(-12) || 'x';
-}
-
-/**
- * Removes the tracefs instances a previous run of this agent left behind when it was killed
- * (`probeyard-agent-<tag>-<pid>` of a pid that is gone): never another agent's, never a live one's.
- */
-function removeLeftoverInstances(tracefsPath: string | undefined, agentId: string, log: Logger): void {
-  const root = tracefsPath ?? findTracefs()?.path;
-  if (root === undefined) return;
-  const dir = join(root, 'instances');
-  const prefix = `probeyard-agent-${instanceTag(agentId)}-`;
-  let names: string[];
-  try {
-    names = readdirSync(dir).filter((n) => n.startsWith(prefix));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = Number(name.slice(prefix.length).split('-')[0]);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
-    try {
-      process.kill(pid, 0);
-      continue; // alive: not a leftover
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EPERM') continue;
-    }
-    const path = join(dir, name);
-    try {
-      writeFileSync(join(path, 'tracing_on'), '0');
-      const events = readFileSync(join(path, 'set_event'), 'utf8').trim();
-      if (events) writeFileSync(join(path, 'set_event'), '');
-    } catch {
-      // removing it is what matters
-    }
-    try {
-      rmdirSync(path);
-      log('info', `feed live: removed the instance ${name} a killed run left behind`);
-    } catch (e) {
-      log('warn', `feed live: could not remove the leftover instance ${name}: ${(e as Error).message}`);
-    }
   }
 }

@@ -19,6 +19,17 @@ export type StatusReport = Parameters<Api['reportStatus']['mutate']>[0]['targets
 export type OutputBatch = Parameters<Api['uploadOutputs']['mutate']>[0]['batches'][number];
 export type UploadAnswer = Awaited<ReturnType<Api['uploadOutputs']['mutate']>>;
 
+/** An HTTP error answered with something other than the registry's JSON (a proxy's page). */
+class HttpStatusError extends Error {
+  constructor(
+    readonly status: number,
+    body: string,
+  ) {
+    super(`HTTP ${status}${body ? `: ${body}` : ''}`);
+    this.name = 'HttpStatusError';
+  }
+}
+
 /** tRPC codes after which the same call may succeed later. */
 const transientCodes = new Set([
   'INTERNAL_SERVER_ERROR',
@@ -44,6 +55,9 @@ export function classifyRegistryError(call: string, err: unknown): AgentError {
     }
     // No tRPC error shape: the connection failed, or the answer was not the registry's JSON.
     const cause = err.cause as Error | undefined;
+    if (cause instanceof HttpStatusError) {
+      return new AgentError('registry', `${call}: not an answer of a registry: ${cause.message}`, { registryCode: `HTTP_${cause.status}`, status: cause.status, retryable: true, cause: err });
+    }
     const network = cause instanceof TypeError || cause?.name === 'AbortError' || cause?.name === 'TimeoutError';
     const inner = (cause?.cause as Error | undefined)?.message;
     const what = network ? `${cause?.message ?? 'no answer'}${inner ? ` (${inner})` : ''}` : `not an answer of a registry${status ? ` (HTTP ${status})` : ''}: ${err.message}`;
@@ -79,6 +93,8 @@ const artifactSchema = z.object({
   manifest: z.unknown(),
 });
 const uploadSchema = z.object({ accepted: z.number().int().min(0), duplicates: z.number().int().min(0) });
+const statusSchema = z.object({ updated: z.number().int().min(0), changed: z.number().int().min(0) });
+const profileSchema = z.object({ profile: z.object({ id: z.string(), name: z.string() }).passthrough(), created: z.boolean() });
 
 function checked<T>(call: string, schema: z.ZodType<T>, value: unknown): T {
   const r = schema.safeParse(value);
@@ -111,9 +127,15 @@ export class AgentApi {
     this.url = url.replace(/\/+$/, '');
     const timeoutMs = options.timeoutMs ?? 30_000;
     const baseFetch = options.fetch ?? fetch;
-    const timedFetch: typeof fetch = (input, init) => {
+    const timedFetch: typeof fetch = async (input, init) => {
       const signal = init?.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-      return baseFetch(input, { ...init, signal });
+      const res = await baseFetch(input, { ...init, signal });
+      // the registry answers errors as JSON; an error page is someone else's (a proxy, a crash)
+      if (!res.ok && !(res.headers.get('content-type') ?? '').includes('json')) {
+        const text = (await res.text().catch(() => '')).replace(/\s+/g, ' ').trim().slice(0, 200);
+        throw new HttpStatusError(res.status, text);
+      }
+      return res;
     };
     this.client = createTRPCClient<AppRouter>({
       links: [httpLink({ url: `${this.url}/trpc`, fetch: timedFetch, headers: () => (credential ? { authorization: `Bearer ${credential}` } : {}) })],
@@ -142,12 +164,15 @@ export class AgentApi {
     return checked('artifact', artifactSchema, answer) as ArtifactAnswer;
   }
 
-  reportProfile(input: ReportProfileInput): Promise<ReportProfileAnswer> {
-    return this.call('report profile', () => this.client.agent.reportProfile.mutate(input));
+  async reportProfile(input: ReportProfileInput): Promise<ReportProfileAnswer> {
+    const answer = await this.call('report profile', () => this.client.agent.reportProfile.mutate(input));
+    checked('report profile', profileSchema, answer);
+    return answer;
   }
 
   async reportStatus(targets: StatusReport[]): Promise<void> {
-    await this.call('report status', () => this.client.agent.reportStatus.mutate({ targets }));
+    const answer = await this.call('report status', () => this.client.agent.reportStatus.mutate({ targets }));
+    checked('report status', statusSchema, answer);
   }
 
   /** Output batches (payloads are JSON values: what the spool read back from JSON). */

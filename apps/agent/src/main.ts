@@ -12,7 +12,7 @@ const usage = `usage: probeyard-agent enroll --registry URL (--token T | --token
        probeyard-agent run --state DIR [--feed live|FILE.dat [--loop] [--pace recorded|max [--speed F]]]
                            [--metrics HOST:PORT] [--snapshot-interval S] [--spool-cap MIB]
                            [--poll-interval S] [--memory-budget MIB] [--cpu-budget PERCENT]
-                           [--max-faults N] [--log-level debug|info|warn|error]
+                           [--max-faults N] [--backoff-max S] [--log-level debug|info|warn|error]
 
 The Probeyard node agent. \`enroll\` trades a one-time enrolment token (from \`probeyard agents
 enroll-token\`) for the agent's credential, kept in the state folder (mode 0600, never printed);
@@ -31,6 +31,8 @@ on-disk spool (--spool-cap MiB, default 256) to the registry.
   --pace recorded    replay at the recording's own pace (default max: as fast as it goes)
   --speed F          with --pace recorded: F times the recorded pace (0.1: ten times slower)
   --metrics ADDR     serve /metrics (Prometheus) and /healthz on ADDR (e.g. 127.0.0.1:9464)
+  --backoff-max S    longest wait between two tries of a failed registry call (default 60; the
+                     waits double from 1 s with full jitter)
 
 Limits, so a program never hurts its node: a target over --cpu-budget percent of one core over
 10 s (default 5) is throttled (its events are counted lost to it), and stopped with the reason
@@ -135,6 +137,7 @@ async function runCommand(args: string[], io: { out: (s: string) => void }): Pro
     'memory-budget': { type: 'string' },
     'cpu-budget': { type: 'string' },
     'max-faults': { type: 'string' },
+    'backoff-max': { type: 'string' },
     'log-level': { type: 'string' },
   });
   if (values.help) {
@@ -148,6 +151,7 @@ async function runCommand(args: string[], io: { out: (s: string) => void }): Pro
   const cap = positive('spool-cap', values['spool-cap']);
   const poll = positive('poll-interval', values['poll-interval']);
   const speed = positive('speed', values.speed);
+  const backoffMax = positive('backoff-max', values['backoff-max']);
   if (speed !== undefined && values.pace !== 'recorded') throw new AgentError('usage', '--speed: only with --pace recorded');
   const memory = positive('memory-budget', values['memory-budget']);
   const cpu = positive('cpu-budget', values['cpu-budget']);
@@ -168,6 +172,7 @@ async function runCommand(args: string[], io: { out: (s: string) => void }): Pro
     ...(cap ? { spoolCapBytes: Math.round(cap * 1024 * 1024) } : {}),
     ...(poll ? { pollIntervalMs: poll * 1000 } : {}),
     ...(speed ? { speed } : {}),
+    ...(backoffMax ? { backoff: { baseMs: Math.min(1000, backoffMax * 1000), capMs: backoffMax * 1000 } } : {}),
     limits,
   };
   const agent = await Agent.start(options);

@@ -16,9 +16,7 @@ export interface FeedRunnerOptions {
   log: Logger;
   /** Speed of a `recorded` pace (1: real time; 0.5: half as fast). */
   speed?: number;
-  /** Names the tracefs instance `probeyard-<instanceSuffix>`. */
-  instanceSuffix: string;
-  /** buffer_size_kb of the instance, per CPU. */
+  /** buffer_size_kb of the instance, per CPU (default: packages/formats' `defaultBufferSizeKb`). */
   bufferSizeKb?: number;
   /** After every batch (limits, deadlines). */
   onBatch?: () => void;
@@ -27,6 +25,9 @@ export interface FeedRunnerOptions {
 }
 
 const timeMs = (r: TraceRecord) => (r.tsHigh * 4294967296 + r.tsLow) / 1e6;
+
+/** A turn of the event loop (timers and I/O run): a replay never starves the agent's other parts. */
+const macrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class FeedRunner {
   private stream: RecordStream<EventFormat> | undefined;
@@ -84,6 +85,12 @@ export class FeedRunner {
     const paced = feed.pace === 'recorded';
     const speed = this.options.speed ?? 1;
     do {
+      // records that would go to no target are not worth reading: wait for one to attach
+      if (dispatcher.attached().length === 0) {
+        await this.untilEventsChange(signal);
+        if (signal.aborted) return;
+        continue;
+      }
       let stream: RecordStream<EventFormat>;
       try {
         stream = openTraceDatStream(feed.path, paced ? { batchSize: 4096 } : {});
@@ -112,6 +119,7 @@ export class FeedRunner {
           }
           dispatcher.syncLost(stream.stats);
           this.options.onBatch?.();
+          await macrotask();
           if (signal.aborted) break;
         }
       } finally {
@@ -125,6 +133,18 @@ export class FeedRunner {
     } while (feed.loop && !signal.aborted);
   }
 
+  private untilEventsChange(signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        this.wake = undefined;
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      this.wake = done;
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
   private async runLive(signal: AbortSignal): Promise<void> {
     const { dispatcher } = this.options;
     while (!signal.aborted) {
@@ -132,18 +152,13 @@ export class FeedRunner {
       const events = this.eventsWanted;
       if (events.length === 0) {
         // nothing to trace: no instance at all until a target attaches
-        await new Promise<void>((resolve) => {
-          this.wake = resolve;
-          signal.addEventListener('abort', () => resolve(), { once: true });
-        });
-        this.wake = undefined;
+        await this.untilEventsChange(signal);
         continue;
       }
       let stream: ReturnType<typeof openTracefsStream>;
       try {
         stream = openTracefsStream({
           events,
-          instanceSuffix: this.options.instanceSuffix,
           ...(this.options.bufferSizeKb !== undefined ? { bufferSizeKb: this.options.bufferSizeKb } : {}),
         });
       } catch (e) {
@@ -158,17 +173,16 @@ export class FeedRunner {
           this.records += dispatcher.dispatch(batch);
           dispatcher.syncLost(stream.stats);
           this.options.onBatch?.();
+          await macrotask();
           if (signal.aborted) break;
           if (this.changed && this.eventsWanted.length === 0) break; // nothing to trace: the instance goes
           if (this.changed && !sameEvents(this.eventsWanted, this.eventsOpen)) {
-            const setEvents = (stream as unknown as { setEvents?: (e: readonly string[]) => void }).setEvents;
-            if (setEvents) {
-              setEvents.call(stream, this.eventsWanted);
-              this.eventsOpen = this.eventsWanted;
-              this.changed = false;
-              this.options.log('info', `feed live: now tracing ${this.eventsOpen.length} events`, { events: this.eventsOpen });
-            } else break; // reopen with the new set
+            // the others' records are untouched: the buffer is never reset
+            stream.setEvents(this.eventsWanted);
+            this.eventsOpen = this.eventsWanted;
+            this.options.log('info', `feed live: now tracing ${this.eventsOpen.length} events`, { events: this.eventsOpen });
           }
+          this.changed = false;
         }
       } finally {
         this.retire(stream);

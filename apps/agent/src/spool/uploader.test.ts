@@ -50,6 +50,7 @@ describe('Uploader', () => {
   it.each([
     ['a 500', () => trpcError('INTERNAL_SERVER_ERROR', 500, 'internal error'), 'INTERNAL_SERVER_ERROR'],
     ['garbage', () => new Response('<html>bad gateway</html>', { status: 200, headers: { 'content-type': 'text/html' } }), 'GARBAGE'],
+    ['an error page', () => new Response('<html>bad gateway</html>', { status: 502, headers: { 'content-type': 'text/html' } }), 'HTTP_502'],
     ['JSON of another shape', () => Response.json({ result: { data: { hello: 'world' } } }), 'GARBAGE'],
     ['no answer', () => Promise.reject(new TypeError('fetch failed')), 'NETWORK'],
     ['too many requests', () => trpcError('TOO_MANY_REQUESTS', 429, 'slow down'), 'TOO_MANY_REQUESTS'],

@@ -87,7 +87,8 @@ export class Target {
       eventsSeen: c?.eventsSeen ?? 0,
       runs: c?.runs ?? 0,
       instructions: c?.instructions ?? 0,
-      faults: c?.faults ?? 0,
+      // a run stopped for its instruction budget is a fault of the program too
+      faults: (c?.faults ?? 0) + (c?.budgetExhaustions ?? 0),
       lostEvents: (c?.lostEvents ?? 0) + this.throttledEvents,
       cpuNs: c?.cpuNs ?? 0,
       outputsDropped: c?.outputsDropped ?? 0,
@@ -314,7 +315,7 @@ export class TargetManager {
       const at = t.attached;
       if (t.phase !== 'running' || !at || at.detached) continue;
       const c = at.counters;
-      if (t.faults.check(nowMs, c.faults)) {
+      if (t.faults.check(nowMs, at.faultCount)) {
         const f = at.lastFault;
         const limit = t.faults.maxPerMinute;
         this.stop(t, 'failed', `fault-rate: ${t.faults.lastMinute} faults in the last minute (limit ${limit})${f ? `; last: ${f.program}: insn ${f.insnIndex ?? '?'} (${f.insnText ?? '?'}): ${f.message}` : ''}`.slice(0, 2000), {
@@ -327,7 +328,7 @@ export class TargetManager {
                   ...(f.insnIndex !== undefined ? { insnIndex: f.insnIndex } : {}),
                   ...(f.insnText !== undefined ? { insnText: f.insnText.slice(0, 200) } : {}),
                   message: f.message.slice(0, 1000),
-                  count: c.faults,
+                  count: at.faultCount,
                   record: { ...f.record, hex: f.record.hex.slice(0, 1024) },
                 },
               }

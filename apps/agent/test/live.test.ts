@@ -1,0 +1,125 @@
+// Proof 4: the agent on the node's live trace feed, as root with tracefs (skips saying why
+// otherwise). syscount is deployed through the CLI to an agent in its own process; the test makes
+// a known number of a rare system call (getpriority) and the count the registry gets is at least
+// that; where bpftrace is installed, bpftrace counts the same window and the two agree within 1%.
+// SIGTERM stops the agent with exit 0 and its tracefs instance gone; after a SIGKILL the next
+// start removes the instance the killed process left.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type AgentProcess, enrolled, examplesDir, latest, spawnAgent, waitFor } from './support/agents.js';
+import { startTestRegistry, type TestRegistry } from './support/registry.js';
+
+vi.setConfig({ testTimeout: 300_000, hookTimeout: 600_000 });
+
+const tracefs = '/sys/kernel/tracing';
+const skip =
+  process.getuid?.() !== 0 ? 'not root' : !existsSync(join(tracefs, 'instances')) ? `no tracefs at ${tracefs}` : !existsSync(join(tracefs, 'events/raw_syscalls/sys_enter')) ? 'no raw_syscalls/sys_enter event' : undefined;
+if (skip) console.log(`skipping the live agent test: ${skip} (it needs root and tracefs mounted at ${tracefs})`);
+let bpftrace: string | undefined;
+try {
+  bpftrace = execFileSync('which', ['bpftrace'], { encoding: 'utf8' }).trim() || undefined;
+} catch {
+  bpftrace = undefined;
+}
+if (!skip && !bpftrace) console.log('the live agent test runs without its bpftrace differential: bpftrace is not installed');
+
+const getpriority = 140; // x86_64
+const calls = 20_000;
+const isX86 = process.arch === 'x64';
+
+/** The instances of process `pid` (`probeyard-<pid>-<start>-<random>`). */
+const instancesOf = (pid: number) => readdirSync(join(tracefs, 'instances')).filter((n) => n.startsWith(`probeyard-${pid}-`));
+
+let reg: TestRegistry;
+const running: AgentProcess[] = [];
+beforeAll(async () => {
+  if (skip) return;
+  reg = await startTestRegistry();
+});
+afterAll(async () => {
+  for (const a of running) if (a.child.exitCode === null && a.child.signalCode === null) a.child.kill('SIGKILL');
+  await reg?.close();
+});
+
+describe.skipIf(skip !== undefined || !isX86)('the agent on the live feed (root, tracefs)', () => {
+  it('counts a known number of getpriority calls at least once each, as bpftrace does, and removes its instance', async () => {
+    expect((await reg.cli(['publish', join(examplesDir, 'c/syscount.o'), '--name', 'syscount', '--version', '1.0.0'])).code).toBe(0);
+    const node = await enrolled(reg, 'live-1', { role: 'live' });
+    const deployed = await reg.cli(['deploy', 'syscount@1.0.0', '--selector', 'role=live']);
+    expect(deployed.code, deployed.err).toBe(0);
+    const deploymentId = deployed.last;
+    const args = ['run', '--state', node.state, '--feed', 'live', '--snapshot-interval', '0.5', '--poll-interval', '0.5', '--log-level', 'debug'];
+    const agent = spawnAgent(args);
+    running.push(agent);
+    const pid = agent.child.pid!;
+    // running, with sys_enter enabled in its own instance
+    await waitFor('the target running', async () => JSON.parse((await reg.cli(['deployments', 'show', deploymentId, '--json'])).out).targets[0]?.status === 'running', 120_000);
+    const instance = await waitFor('the agent instance with sys_enter on', () => {
+      const name = instancesOf(pid)[0];
+      return name && readFileSync(join(tracefs, 'instances', name, 'events/raw_syscalls/sys_enter/enable'), 'utf8').trim() === '1' ? name : undefined;
+    });
+
+    let bpf: { out: string; exited: Promise<unknown>; kill: () => void } | undefined;
+    if (bpftrace) {
+      const child = spawn(bpftrace, ['-e', `tracepoint:raw_syscalls:sys_enter /args->id == ${getpriority}/ { @n = count(); }`], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (c) => {
+        out += c;
+      });
+      child.stderr.on('data', (c) => {
+        out += c;
+      });
+      bpf = { get out() { return out; }, exited: new Promise((r) => child.once('exit', r)), kill: () => child.kill('SIGINT') };
+      await waitFor('bpftrace attached', () => bpf!.out.includes('Attaching'), 60_000);
+    }
+    for (let i = 0; i < calls; i++) getPriority(0);
+    const windowEnd = Date.now();
+    let bpfCount: number | undefined;
+    if (bpf) {
+      await new Promise((r) => setTimeout(r, 500));
+      bpf.kill();
+      await bpf.exited;
+      bpfCount = Number(/@n: (\d+)/.exec(bpf.out)?.[1]);
+      expect(bpfCount).toBeGreaterThanOrEqual(calls);
+    }
+    // the agent's count, from a snapshot taken after the window
+    const snapshot = await waitFor(
+      'a snapshot after the calls',
+      async () => {
+        const s = [...latest(await reg.outputs(deploymentId), 'map_snapshot').values()][0];
+        return s && Date.parse((s.payload as { takenAt: string }).takenAt) > windowEnd + 1000 ? s : undefined;
+      },
+      60_000,
+    );
+    const payload = snapshot.payload as { eventsLost: number; maps: { name: string; entries: { key: number; value: number }[] }[] };
+    const count = payload.maps.find((m) => m.name === 'syscalls')!.entries.find((e) => e.key === getpriority)?.value ?? 0;
+    expect(count, `lost ${payload.eventsLost} events`).toBeGreaterThanOrEqual(calls);
+    if (bpfCount !== undefined) expect(Math.abs(count - bpfCount)).toBeLessThanOrEqual(Math.ceil(0.01 * Math.max(count, bpfCount)));
+    console.log(`live: ${calls} getpriority calls; the agent counted ${count}${bpfCount !== undefined ? `, bpftrace ${bpfCount}` : ''}; ${payload.eventsLost} events lost`);
+
+    // SIGTERM: programs stopped, outputs flushed, instance removed, exit 0
+    agent.child.kill('SIGTERM');
+    expect(await agent.exited).toBe(0);
+    expect(existsSync(join(tracefs, 'instances', instance))).toBe(false);
+    expect(agent.stderr()).toContain('stopping: SIGTERM');
+
+    // SIGKILL leaves the instance; the next start removes it
+    const killed = spawnAgent(args);
+    running.push(killed);
+    const left = await waitFor('the second run instance', () => instancesOf(killed.child.pid!)[0], 120_000);
+    killed.child.kill('SIGKILL');
+    await killed.exited;
+    expect(existsSync(join(tracefs, 'instances', left))).toBe(true);
+    const again = spawnAgent(args);
+    running.push(again);
+    await waitFor('the leftover removed', () => !existsSync(join(tracefs, 'instances', left)), 120_000);
+    expect(again.stderr()).toContain(`removed the instance ${left}`);
+    await waitFor('the third run instance', () => instancesOf(again.child.pid!)[0], 120_000);
+    again.child.kill('SIGTERM');
+    expect(await again.exited).toBe(0);
+    expect(instancesOf(again.child.pid!)).toEqual([]);
+  });
+});
