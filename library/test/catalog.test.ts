@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Catalog, computeCatalog, formatCatalog, librarySpec } from '../src/catalog.js';
-import { conventionDisplayHint, isSlotsHistogram } from '../src/display.js';
+import { resolveDisplayHint, slotsMember } from '@probeyard/runtime';
 import { libraryKernels } from '../src/kernels.js';
 import { catalogPath, kernelsDir, programsDir, readmePath } from '../src/paths.js';
 import { libraryPrograms } from '../src/programs.js';
@@ -46,20 +46,20 @@ describe('catalog', async () => {
 });
 
 describe.each(libraryPrograms.map((p) => [p.name, p] as const))('%s: maps and display hints', (name, program) => {
-  it('every map draws by convention, but the state maps programs.ts hides by metadata', async () => {
+  it("every map draws by the runtime's conventions, but the state maps programs.ts hides by metadata", async () => {
     const spec = await librarySpec(name);
     const entry = committed.programs.find((p) => p.name === name)!;
     for (const m of spec.maps) {
       const hint = entry.maps.find((c) => c.name === m.name)!.display;
       if (Object.hasOwn(program.state, m.name)) expect(hint).toEqual({ kind: 'hidden', source: 'metadata' });
-      else expect(hint).toEqual(conventionDisplayHint(m));
+      else expect(hint).toEqual(resolveDisplayHint(m));
     }
     for (const s of Object.keys(program.state)) expect(spec.maps.map((m) => m.name)).toContain(s);
   });
 
   it('histograms are libbpf-tools `struct hist { __u32 slots[32]; }` values; events maps name their record struct', async () => {
     const spec = await librarySpec(name);
-    for (const m of spec.maps.filter(isSlotsHistogram)) {
+    for (const m of spec.maps.filter((x) => slotsMember(x.valueType) !== undefined)) {
       expect(m.valueType).toEqual({ kind: 'struct', fields: [{ name: 'slots', offset: 0, type: { kind: 'array', element: { kind: 'int', size: 4, signed: false }, length: 32 } }] });
       expect(m.name).toMatch(/_(ns|us|ms|bytes)$/);
     }
