@@ -2,8 +2,9 @@
 /* Block I/O latency and sizes: from block_rq_issue to block_rq_complete of the same request
  * (disk, sector), a log2 histogram in microseconds per disk; the size of each issued request that
  * carries data, a log2 histogram in bytes per command name (the task that issued it); failed
- * completions per disk. The completion's status is `error` since 4.13 and `errors` before: both
- * are read, whichever the kernel has (bpf_core_field_exists). */
+ * completions per disk. The completion's status is `error` on newer kernels (5.10.43, 6.18) and
+ * `errors` on older ones (up to 4.4.88 in the corpus): the program reads whichever this kernel has
+ * (bpf_core_field_exists on both names). */
 #include "library.h"
 
 /* a disk as the kernel's dev_t splits it: major (12 bits) and minor (20 bits) */

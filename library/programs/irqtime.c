@@ -7,7 +7,7 @@
 
 #define IRQ_NAME_LEN 24
 
-/* softirq vectors as kernels number them (BLOCK_IOPOLL before 4.5 is IRQ_POLL since) */
+/* softirq vectors as kernels number them (vector 5, IRQ_POLL, was BLOCK_IOPOLL on older kernels) */
 #define SOFTIRQ_NAME_LEN 12
 
 struct hardirq_start {

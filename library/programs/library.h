@@ -157,7 +157,7 @@ struct trace_event_raw_block_rq {
 	__u32 __data_loc_cmd;
 } __attribute__((preserve_access_index));
 
-/* block_rq_complete: `error` since 4.13 */
+/* block_rq_complete: `error` on newer kernels (5.10.43 and 6.18 in the corpus) */
 struct trace_event_raw_block_rq_completion {
 	struct trace_entry ent;
 	dev_t dev;

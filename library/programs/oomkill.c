@@ -2,7 +2,8 @@
 /* OOM kills: oom/mark_victim, one event per victim and a count per victim command name. 5.10
  * reports the victim's pid alone; 6.x adds its name (`__data_loc char[] comm`), memory (kB), uid
  * and oom_score_adj: each is read where this kernel has it (bpf_core_field_exists), left 0 (the
- * name empty) where not. Kernels without mark_victim (before 4.8) have no event to attach to. */
+ * name empty) where not. Kernels without mark_victim (the corpus' Android kernels up to 4.4.88) have no event
+ * to attach to. */
 #include "library.h"
 
 struct oom_kill_event {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* TCP retransmits: tcp/tcp_retransmit_skb (4.15+; the kernels before have no such event), one
+/* TCP retransmits: tcp/tcp_retransmit_skb (upstream since 4.15; older kernels have no such event), one
  * event per retransmitted segment (ports, IPv4 and IPv6 addresses, TCP state, and where the kernel
  * has them the address family (6.x) and the send result `err` (6.x)) and a count per remote port.
  * Ports are in host byte order; an IPv4 connection's addresses also appear IPv4-mapped in the

@@ -6,8 +6,8 @@ import type { DisplayHint } from '@probeyard/compat';
 import type { Catalog } from './catalog.js';
 
 function hintText(d: DisplayHint): string {
-  const unit = d.unit === undefined ? '' : `, ${d.unit}`;
-  const by = d.source === 'metadata' ? ' (metadata)' : '';
+  const unit = d.unit === undefined ? '' : ` (${d.unit})`;
+  const by = d.source === 'metadata' ? ', by metadata' : '';
   return `${d.kind}${unit}${by}`;
 }
 
@@ -16,7 +16,7 @@ export function renderProgramsTable(catalog: Catalog): string {
   const lines = ['| program | events | maps (display) | what it does |', '|---|---|---|---|'];
   for (const p of catalog.programs) {
     const events = [...new Set(p.events)].map((e) => `\`${e}\``).join(', ');
-    const maps = p.maps.map((m) => `\`${m.name}\` ${hintText(m.display)}`).join('; ');
+    const maps = p.maps.map((m) => `\`${m.name}\`: ${hintText(m.display)}`).join('; ');
     lines.push(`| \`${p.name}\` | ${events} | ${maps} | ${p.summary} |`);
   }
   return lines.join('\n');
