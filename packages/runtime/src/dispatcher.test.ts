@@ -135,3 +135,55 @@ loop:
     expect(d.detach('nope')).toBeUndefined();
   });
 });
+
+describe('Dispatcher runtime probes (a script\'s BEGIN, END, interval)', () => {
+  const probeSpec = (section: string, slot: number) => `
+.section ${section}
+p${slot}:
+  *(u32 *)(r10 - 4) = ${slot}
+  r2 = r10
+  r2 += -4
+  r1 = counts ll
+  call bpf_map_lookup_elem
+  if r0 == 0 goto out${slot}
+  r1 = 1
+  lock *(u64 *)(r0 + 0) += r1
+out${slot}:
+  r0 = 0
+  exit
+`;
+  const text = `.license "GPL"
+.map counts array key=4 value=8 entries=4
+${probeSpec('BEGIN', 0)}${probeSpec('interval/1000', 1)}${probeSpec('END', 2)}${probeSpec('tracepoint/sched/sched_switch', 3)}`;
+
+  it('fires BEGIN at the first record, intervals on trace time, END once at the end', async () => {
+    const profile = await fixtureProfile('linux-6.18');
+    const f = profileFormat(profile, 'sched/sched_switch')!;
+    const out = loadForProfile(await asmSpec(text), profile);
+    if (!out.ok) throw new Error(out.status);
+    expect(out.loaded.programs.map((p) => p.probe)).toEqual([{ kind: 'begin' }, { kind: 'interval', periodNs: 1000 }, { kind: 'end' }, undefined]);
+    const d = new Dispatcher();
+    const t = d.attach('s', out.loaded);
+    // 19 records from 1000 to 10000 ns every 500 ns, and one at 12500 after a gap
+    const records: MemoryRecord[] = [...Array.from({ length: 19 }, (_, i) => 1000 + i * 500), 12500].map((timeNs) => ({ data: recordOf(f, {}), timeNs }));
+    await d.run(memoryStream(records, 3));
+    const counts = () => encodeMapSnapshot(out.loaded, { runId: 'r', eventsSeen: 0, eventsLost: 0 }).maps[0]!.entries.map((e) => [e.key, e.value]);
+    // intervals due at 2000, 3000, ... 12000: the gap fires the missed ones at their own times
+    expect(counts()).toEqual([[0, 1], [1, 11], [3, 20]]);
+    expect(t.began).toBe(true);
+    d.end();
+    d.end();
+    expect(counts()).toEqual([[0, 1], [1, 11], [2, 1], [3, 20]]);
+    expect(t.counters.runs).toBe(1 + 11 + 1 + 20);
+  });
+
+  it('a target that never saw a record still runs BEGIN then END', async () => {
+    const out = loadForProfile(await asmSpec(text), await fixtureProfile('linux-6.18'));
+    if (!out.ok) throw new Error(out.status);
+    const d = new Dispatcher();
+    d.attach('s', out.loaded);
+    d.end('s');
+    const m = encodeMapSnapshot(out.loaded, { runId: 'r', eventsSeen: 0, eventsLost: 0 }).maps[0]!;
+    expect(m.entries.map((e) => [e.key, e.value])).toEqual([[0, 1], [2, 1]]);
+  });
+});

@@ -2,13 +2,13 @@
 // the feed, print the maps the way bpftrace does. The work is packages/runtime's (loadForProfile,
 // Dispatcher, encodeMapSnapshot, drawMaps), shared with the agent and the web app.
 
-import { formatVerdict, profileFormat } from '@probeyard/compat';
-import { type EventFormat, FormatError, type RecordStream } from '@probeyard/formats';
-import { openTraceDatStream, openTracefsStream, removeStaleInstances } from '@probeyard/formats/node';
+import { formatVerdict } from '@probeyard/compat';
+import { FormatError } from '@probeyard/formats';
 import { Dispatcher, drawMaps, encodeMapSnapshot, loadForProfile } from '@probeyard/runtime';
+import { type Feed, openFeed } from '@probeyard/runtime/node';
 import { type Command, parseCommandArgs } from '../command.js';
 import { CliError, ExitCode } from '../io.js';
-import { loadProfile, loadSpecFile } from './inspect.js';
+import { compatFailure, loadSpecFile } from './inspect.js';
 
 const help = `usage: probeyard run PROGRAM --feed FILE.dat|live [--duration S] [--json] [--built-against P]
 
@@ -46,19 +46,18 @@ export const runCommand: Command = {
     const duration = values.duration === undefined ? 5 : Number(values.duration);
     if (!Number.isFinite(duration) || duration <= 0) throw new CliError(`--duration takes seconds > 0, not ${values.duration}`);
     const spec = await loadSpecFile(io, positionals[0]!, values['built-against']);
-    const profile = await loadProfile(feed);
     // the feed first: its CPU count sizes per-CPU maps (a live instance enables only the events
-    // the profile has; a program needing another one is refused below)
+    // the profile has, after removing the instances of runs killed with SIGKILL; a program
+    // needing another event is refused below)
     const wantedEvents = spec.programs.flatMap((p) => (p.attach.kind === 'tracepoint' ? [`${p.attach.system}/${p.attach.event}`] : []));
-    let stream: RecordStream<EventFormat>;
-    // instances of earlier runs killed with SIGKILL (their process is gone) go first
-    if (feed === 'live') removeStaleInstances();
+    let opened: Feed;
     try {
-      stream = feed === 'live' ? openTracefsStream({ events: [...new Set(wantedEvents.filter((e) => profileFormat(profile, e) !== undefined))] }) : openTraceDatStream(feed);
+      opened = await openFeed(feed, { events: wantedEvents });
     } catch (e) {
       if (e instanceof FormatError) throw new CliError(`feed ${feed}: ${e.message}`);
-      throw e;
+      compatFailure(e);
     }
+    const { stream, profile } = opened;
     const outcome = loadForProfile(spec, profile, { cpuCount: Math.max(1, stream.info.cpuCount), environment: { commOf: (pid) => stream.info.comm(pid) } });
     if (!outcome.ok) {
       await stream.close();
@@ -86,6 +85,8 @@ export const runCommand: Command = {
     }
     // losses the feed only accounted for at close (the live ring buffer's own counters)
     dispatcher.syncLost(stream.stats);
+    // END probes (a script's) before the maps are read
+    dispatcher.end();
     const records = dispatcher.records;
     const eventsLost = target.lostEvents;
     const lostByCpu = [...dispatcher.lostByCpu];
