@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fixturesDir, fixtureText } from '../../test/support/fixtures.js';
 import { writeTar } from '../../test/support/write-tar.js';
 import { FormatError } from '../errors.js';
-import { buildEventFormatSet, classifyEventsPath, readEventsTarball, sha256Hex } from './event-format-set.js';
+import { buildEventFormatSet, classifyEventsPath, digestEventFormats, readEventsTarball, sha256Hex } from './event-format-set.js';
 import { readTar } from './tar.js';
 
 const switchText = fixtureText('linux-6.18', 'sched/sched_switch');
@@ -90,6 +90,22 @@ describe('EventFormatSet', () => {
       { path: 'sched/sched_wakeup/format', text: wakeupText },
     ]);
     expect(changed.hash).not.toBe(set.hash);
+  });
+
+  it('digests a tree as it builds it (same hash, errors and long size) without keeping parsed formats', async () => {
+    const files = [
+      { path: 'header_page', text: readFileSync(join(fixturesDir, 'android-3.4.0', 'header_page'), 'utf8') },
+      { path: 'events/sched/sched_switch/format', text: switchText },
+      { path: 'events/bad/broken/format', text: 'name: broken\nID: 1\nformat:\n\tfield:int x;\toffset:zz;\tsize:4;\n' },
+      { path: 'sched/sched_wakeup/format', text: wakeupText },
+      { path: 'syscalls/sys_enter_openat/format', text: fixtureText('linux-6.18', 'syscalls/sys_enter_openat') },
+    ];
+    const set = await buildEventFormatSet(files);
+    const digest = await digestEventFormats(files);
+    expect(digest.hash).toBe(set.hash);
+    expect(digest.longSize).toBe(set.longSize);
+    expect(digest.errors.map((e) => e.error.message)).toEqual(set.errors.map((e) => e.error.message));
+    expect([...digest.formats]).toEqual([...set.formats].map(([k, f]) => [k, { hash: f.hash, path: f.path }]));
   });
 
   it('collects a broken file as an error with its path and keeps the others', async () => {

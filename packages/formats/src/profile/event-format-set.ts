@@ -76,14 +76,33 @@ export function classifyEventsPath(path: string): { kind: 'format'; system: stri
 }
 
 /**
- * Builds a profile from the files of an `events/` tree (other files are ignored). A file that
- * does not parse is recorded in `errors` with its path and does not stop the others.
+ * What {@link digestEventFormats} gives: the profile's identity without its parsed formats (each
+ * event's format hash and path), for holders of many profiles or of a large one (an agent keeps
+ * the texts and parses the few events its programs use).
  */
-export async function buildEventFormatSet(files: Iterable<EventsTreeFile>): Promise<EventFormatSet> {
-  const formats = new Map<string, ProfileFormat>();
+export interface EventFormatDigest {
+  /** `system/name` → SHA-256 (hex) of the format's text, and its path. */
+  formats: Map<string, { hash: string; path: string }>;
+  headerPage?: string;
+  headerEvent?: string;
+  /** As {@link EventFormatSet.longSize}. */
+  longSize?: 4 | 8;
+  /** As {@link EventFormatSet.hash}: the same files give the same hash. */
+  hash: string;
+  errors: ProfileError[];
+}
+
+/**
+ * One pass over the files of a tree: every format parsed (to know it is one), named, hashed and
+ * handed to `keep` (which may hold on to it or not); the profile hash over what parsed.
+ */
+async function scanEventFormats(files: Iterable<EventsTreeFile>, keep: (key: string, format: EventFormat) => void): Promise<EventFormatDigest> {
+  const formats = new Map<string, { hash: string; path: string }>();
   const errors: ProfileError[] = [];
   let headerPage: string | undefined;
   let headerEvent: string | undefined;
+  let fours = 0;
+  let eights = 0;
   const pending: Promise<void>[] = [];
   for (const file of files) {
     const kind = classifyEventsPath(file.path);
@@ -113,34 +132,57 @@ export async function buildEventFormatSet(files: Iterable<EventsTreeFile>): Prom
       errors.push({ path: file.path, error: new FormatError('malformed', `${file.path}: second format for '${key}'`, { event: key }) });
       continue;
     }
-    const entry: ProfileFormat = { format, hash: '', path: file.path };
+    if (format.longSize === 4) fours++;
+    else if (format.longSize === 8) eights++;
+    const entry = { hash: '', path: file.path };
     formats.set(key, entry);
-    pending.push(sha256Hex(file.text).then((h) => {
-      entry.hash = h;
-    }));
+    keep(key, format);
+    pending.push(
+      sha256Hex(file.text).then((h) => {
+        entry.hash = h;
+      }),
+    );
   }
   await Promise.all(pending);
   const lines = [...formats.entries()].map(([key, f]) => `${key} ${f.hash}\n`).sort();
   if (headerPage !== undefined) lines.push(`header_page ${await sha256Hex(headerPage)}\n`);
   if (headerEvent !== undefined) lines.push(`header_event ${await sha256Hex(headerEvent)}\n`);
-  const set: EventFormatSet = { formats, hash: await sha256Hex(lines.join('')), errors };
-  if (headerPage !== undefined) set.headerPage = headerPage;
+  const digest: EventFormatDigest = { formats, hash: await sha256Hex(lines.join('')), errors };
+  if (headerPage !== undefined) digest.headerPage = headerPage;
+  if (headerEvent !== undefined) digest.headerEvent = headerEvent;
   // The kernel's long size: what the formats' long and pointer fields agree on (they describe the
   // records), else header_page's `commit`. Formats that do not show it (syscalls) take the profile's.
-  let fours = 0;
-  let eights = 0;
-  for (const { format } of formats.values()) {
-    if (format.longSize === 4) fours++;
-    else if (format.longSize === 8) eights++;
+  const longSize: 4 | 8 | undefined = fours > eights ? 4 : eights > 0 ? 8 : headerPage === undefined ? undefined : longSizeOfHeaderPage(headerPage);
+  if (longSize !== undefined) digest.longSize = longSize;
+  return digest;
+}
+
+/**
+ * Builds a profile from the files of an `events/` tree (other files are ignored). A file that
+ * does not parse is recorded in `errors` with its path and does not stop the others.
+ */
+export async function buildEventFormatSet(files: Iterable<EventsTreeFile>): Promise<EventFormatSet> {
+  const parsed = new Map<string, EventFormat>();
+  const digest = await scanEventFormats(files, (key, format) => parsed.set(key, format));
+  const formats = new Map<string, ProfileFormat>();
+  for (const [key, f] of digest.formats) {
+    const format = parsed.get(key)!;
+    if (digest.longSize !== undefined) format.longSize ??= digest.longSize;
+    formats.set(key, { format, hash: f.hash, path: f.path });
   }
-  let longSize: 4 | 8 | undefined = fours > eights ? 4 : eights > 0 ? 8 : undefined;
-  longSize ??= headerPage === undefined ? undefined : longSizeOfHeaderPage(headerPage);
-  if (longSize !== undefined) {
-    set.longSize = longSize;
-    for (const { format } of formats.values()) format.longSize ??= longSize;
-  }
-  if (headerEvent !== undefined) set.headerEvent = headerEvent;
+  const set: EventFormatSet = { formats, hash: digest.hash, errors: digest.errors };
+  if (digest.headerPage !== undefined) set.headerPage = digest.headerPage;
+  if (digest.longSize !== undefined) set.longSize = digest.longSize;
+  if (digest.headerEvent !== undefined) set.headerEvent = digest.headerEvent;
   return set;
+}
+
+/**
+ * The profile of an `events/` tree as {@link buildEventFormatSet} gives it (same hash, errors and
+ * long size), without keeping the parsed formats: each is parsed, checked and let go.
+ */
+export function digestEventFormats(files: Iterable<EventsTreeFile>): Promise<EventFormatDigest> {
+  return scanEventFormats(files, () => {});
 }
 
 const decoder = new TextDecoder('utf-8');
