@@ -11,7 +11,7 @@
 // A registry outage changes nothing that runs: polls, uploads and status reports back off and
 // retry, the outputs wait in the spool, and a restart runs the last assignments from the state
 // folder. SIGINT/SIGTERM stop everything in order (see `stop`).
-import { findTracefs, removeStaleInstances } from '@probeyard/formats/node';
+import { findTracefs, removeStaleInstances, type TraceDatFile } from '@probeyard/formats/node';
 import { Dispatcher } from '@probeyard/runtime';
 import type { BackoffOptions } from './backoff.js';
 import { jitter } from './backoff.js';
@@ -23,7 +23,7 @@ import { jsonLogger, type Logger } from './log.js';
 import { AgentMetrics } from './metrics/agent-metrics.js';
 import { type Health, type MetricsServer, startMetricsServer } from './metrics/metrics-server.js';
 import { type Part, PartLoop } from './part-loop.js';
-import { type NodeProfile, profileTarball, readLiveProfile, readTraceDatProfile } from './profile/node-profile.js';
+import { type NodeProfile, openRecording, profileTarball, readLiveProfile, readTraceDatProfile } from './profile/node-profile.js';
 import { Spool } from './spool/spool.js';
 import { Uploader } from './spool/uploader.js';
 import { type Credential, StateDir } from './state/state-dir.js';
@@ -87,6 +87,8 @@ export class Agent {
   private feedGate!: () => void;
   private readonly feedReady: Promise<void>;
   private lastLimitsCheck = 0;
+  /** The recording of a file feed, open from start to stop. */
+  private readonly recording: TraceDatFile | undefined;
   private lastFullStatus = 0;
   /** Resolves with the exit code once the agent has stopped. */
   readonly done: Promise<number>;
@@ -104,8 +106,11 @@ export class Agent {
     this.feedReady = new Promise((resolve) => {
       this.feedGate = resolve;
     });
+    // one pass of a recording gets its chunks decompressed ahead on a worker; a loop reads them as it goes
+    this.recording = options.feed.kind === 'file' ? openRecording(options.feed.path, { prefetch: !options.feed.loop }) : undefined;
     this.feed = new FeedRunner({
       feed: options.feed,
+      ...(this.recording ? { recording: this.recording } : {}),
       dispatcher: this.dispatcher,
       log: this.log,
       ...(options.speed !== undefined ? { speed: options.speed } : {}),
@@ -231,7 +236,7 @@ export class Agent {
 
   private async readProfile(): Promise<NodeProfile> {
     const feed = this.options.feed;
-    if (feed.kind === 'file') return readTraceDatProfile(feed.path);
+    if (feed.kind === 'file') return readTraceDatProfile(this.recording ?? feed.path);
     const tracefs = feed.tracefs ?? findTracefs({ mount: true })?.path;
     if (tracefs === undefined) throw new AgentError('profile', 'profile: tracefs is not mounted and cannot be mounted here (root is needed for --feed live)');
     return readLiveProfile(tracefs);
@@ -391,6 +396,7 @@ export class Agent {
       }
       this.log('info', `stopped: ${this.spool.batches} batches wait in the spool`, { spoolBatches: this.spool.batches, spoolBytes: this.spool.bytes });
       await this.metricsServer?.close();
+      this.recording?.close();
       this.spool.close();
       this.state.unlock();
       this.resolveDone(this.fatal ? 1 : 0);

@@ -4,7 +4,7 @@
 // whether trying again later may help.
 import type { AppRouter } from '@probeyard/registry';
 import { createTRPCClient, httpLink, type TRPCClient, TRPCClientError } from '@trpc/client';
-import { z } from 'zod';
+import { any, arr, bool, either, int, num, obj, oneOf, type Shape, str } from './answer-shape.js';
 import { AgentError } from './errors.js';
 
 export type RegistryClient = TRPCClient<AppRouter>;
@@ -66,46 +66,45 @@ export function classifyRegistryError(call: string, err: unknown): AgentError {
   return new AgentError('registry', `${call}: ${(err as Error)?.message ?? String(err)}`, { registryCode: 'NETWORK', retryable: true, cause: err });
 }
 
-// Answers are checked before the agent acts on them: a registry (or something posing as one) that
-// answers garbage gets a retryable error, never a crash or a half-applied answer.
-const assignmentSchema = z.object({
-  targetId: z.string().min(1).max(64),
-  deploymentId: z.string().min(1).max(64),
-  program: z.object({ name: z.string().max(200), version: z.string().max(200) }),
-  versionId: z.string().min(1).max(64),
-  digest: z.string().regex(/^[0-9a-f]{64}$/),
-  size: z.number().int().min(0),
-  artifactKind: z.string().max(64),
-  desiredState: z.enum(['running', 'stopped']),
-});
-export type Assignment = z.infer<typeof assignmentSchema>;
-const pollSchema = z.union([
-  z.object({ notModified: z.literal(true), etag: z.string().max(256), pollAfterSeconds: z.number().min(0).max(86_400) }),
-  z.object({ notModified: z.literal(false), etag: z.string().max(256), pollAfterSeconds: z.number().min(0).max(86_400), assignments: z.array(assignmentSchema).max(10_000) }),
-]);
-const artifactSchema = z.object({
-  versionId: z.string(),
-  program: z.object({ name: z.string(), version: z.string() }),
-  artifactKind: z.string(),
-  artifact: z.string(),
-  digest: z.string(),
-  spec: z.unknown(),
-  manifest: z.unknown(),
-});
-const uploadSchema = z.object({ accepted: z.number().int().min(0), duplicates: z.number().int().min(0) });
-const statusSchema = z.object({ updated: z.number().int().min(0), changed: z.number().int().min(0) });
-const profileSchema = z.object({ profile: z.object({ id: z.string(), name: z.string() }).passthrough(), created: z.boolean() });
+/** One target the registry assigns the agent (`agent.poll`). */
+export interface Assignment {
+  targetId: string;
+  deploymentId: string;
+  program: { name: string; version: string };
+  versionId: string;
+  /** sha256 of the artifact. */
+  digest: string;
+  size: number;
+  artifactKind: string;
+  desiredState: 'running' | 'stopped';
+}
 
-function checked<T>(call: string, schema: z.ZodType<T>, value: unknown): T {
-  const r = schema.safeParse(value);
-  if (r.success) return r.data;
-  const issue = r.error.issues[0];
-  return (() => {
-    throw new AgentError('registry', `${call}: not an answer of a registry: ${issue ? `${issue.path.join('.') || 'answer'}: ${issue.message}` : 'unexpected shape'}`, {
-      registryCode: 'GARBAGE',
-      retryable: true,
-    });
-  })();
+export type PollResult = { notModified: true; etag: string; pollAfterSeconds: number } | { notModified: false; etag: string; pollAfterSeconds: number; assignments: Assignment[] };
+
+const id = str(64, /^[^\s]+$/);
+const assignmentShape = obj({
+  targetId: id,
+  deploymentId: id,
+  program: obj({ name: str(200), version: str(200) }),
+  versionId: id,
+  digest: str(64, /^[0-9a-f]{64}$/),
+  size: int(0, Number.MAX_SAFE_INTEGER),
+  artifactKind: str(64),
+  desiredState: oneOf('running', 'stopped'),
+});
+const pollShape = either(
+  obj({ notModified: oneOf(true), etag: str(256), pollAfterSeconds: num(0, 86_400) }),
+  obj({ notModified: oneOf(false), etag: str(256), pollAfterSeconds: num(0, 86_400), assignments: arr(assignmentShape, 10_000) }),
+);
+const artifactShape = obj({ versionId: str(64), program: obj({ name: str(200), version: str(200) }), artifactKind: str(64), artifact: str(16 * 1024 * 1024), digest: str(64), spec: any, manifest: any });
+const uploadShape = obj({ accepted: int(0, 1_000_000), duplicates: int(0, 1_000_000) });
+const statusShape = obj({ updated: int(0, 1_000_000), changed: int(0, 1_000_000) });
+const profileShape = obj({ profile: obj({ id: str(64), name: str(200) }), created: bool });
+
+function checked<T>(call: string, shape: Shape, value: unknown): T {
+  const bad = shape(value, '');
+  if (bad === undefined) return value as T;
+  throw new AgentError('registry', `${call}: not an answer of a registry: ${bad}`, { registryCode: 'GARBAGE', retryable: true });
 }
 
 export interface AgentApiOptions {
@@ -154,30 +153,30 @@ export class AgentApi {
     return this.call('enroll', () => this.client.agent.enroll.mutate(input));
   }
 
-  async poll(etag: string | undefined): Promise<z.infer<typeof pollSchema>> {
+  async poll(etag: string | undefined): Promise<PollResult> {
     const answer = await this.call('poll', () => this.client.agent.poll.query(etag === undefined ? {} : { etag }));
-    return checked('poll', pollSchema, answer);
+    return checked<PollResult>('poll', pollShape, answer);
   }
 
   async artifact(targetId: string): Promise<ArtifactAnswer> {
     const answer = await this.call('artifact', () => this.client.agent.artifact.query({ targetId }));
-    return checked('artifact', artifactSchema, answer) as ArtifactAnswer;
+    return checked<ArtifactAnswer>('artifact', artifactShape, answer);
   }
 
   async reportProfile(input: ReportProfileInput): Promise<ReportProfileAnswer> {
     const answer = await this.call('report profile', () => this.client.agent.reportProfile.mutate(input));
-    checked('report profile', profileSchema, answer);
+    checked('report profile', profileShape, answer);
     return answer;
   }
 
   async reportStatus(targets: StatusReport[]): Promise<void> {
     const answer = await this.call('report status', () => this.client.agent.reportStatus.mutate({ targets }));
-    checked('report status', statusSchema, answer);
+    checked('report status', statusShape, answer);
   }
 
   /** Output batches (payloads are JSON values: what the spool read back from JSON). */
   async uploadOutputs(batches: readonly (Omit<OutputBatch, 'payload'> & { payload: unknown })[]): Promise<UploadAnswer> {
     const answer = await this.call('upload outputs', () => this.client.agent.uploadOutputs.mutate({ batches: batches as OutputBatch[] }));
-    return checked('upload outputs', uploadSchema, answer);
+    return checked<UploadAnswer>('upload outputs', uploadShape, answer);
   }
 }

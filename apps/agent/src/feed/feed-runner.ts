@@ -1,8 +1,8 @@
 // The agent's one feed: the records of the node (a private tracefs instance enabling exactly the
 // events the attached targets need) or of a recording (once or in a loop, as fast as it goes or at
 // its own pace), each record dispatched by event id to the targets attached to it.
-import type { EventFormat, RecordStream, TraceRecord } from '@probeyard/formats';
-import { openTraceDatStream, openTracefsStream } from '@probeyard/formats/node';
+import { type EventFormat, loadZstdWasm, type RecordStream, type TraceRecord, traceDatRecordStream } from '@probeyard/formats';
+import { openTracefsStream, type TraceDatFile } from '@probeyard/formats/node';
 import type { Dispatcher } from '@probeyard/runtime';
 import { sleep } from '../backoff.js';
 import { AgentError } from '../errors.js';
@@ -12,6 +12,8 @@ import type { FeedSample } from '../metrics/agent-metrics.js';
 
 export interface FeedRunnerOptions {
   feed: FeedOptions;
+  /** The recording of a file feed, opened once (its metadata and formats decoded once for every pass). */
+  recording?: TraceDatFile;
   dispatcher: Dispatcher;
   log: Logger;
   /** Speed of a `recorded` pace (1: real time; 0.5: half as fast). */
@@ -91,12 +93,11 @@ export class FeedRunner {
         if (signal.aborted) return;
         continue;
       }
-      let stream: RecordStream<EventFormat>;
-      try {
-        stream = openTraceDatStream(feed.path, paced ? { batchSize: 4096 } : {});
-      } catch (e) {
-        throw new AgentError('feed', `feed ${feed.path}: ${(e as Error).message}`, { path: feed.path, cause: e });
-      }
+      const recording = this.options.recording;
+      if (recording === undefined) throw new AgentError('feed', `feed ${feed.path}: the recording is not open`, { path: feed.path });
+      // every pass reads the same decoded file again: no second decode of its formats, no new worker
+      await loadZstdWasm();
+      const stream: RecordStream<EventFormat> = traceDatRecordStream(recording.reader, paced ? { batchSize: 4096 } : {});
       this.stream = stream;
       this.cpuCount = stream.info.cpuCount;
       let first: number | undefined;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { profileOfTraceDat } from '@probeyard/compat';
+import { profileFormat, profileOfTraceDat } from '@probeyard/compat';
 import { readEventsTarball, readTar } from '@probeyard/formats';
 import { openTraceDatFile } from '@probeyard/formats/node';
 import { describe, expect, it } from 'vitest';
@@ -31,7 +31,13 @@ describe('the node profile', () => {
     expect([...p.kernel.events.keys()]).toEqual(expect.arrayContaining(['sched/sched_switch', 'sched/sched_wakeup']));
     const file = openTraceDatFile(recording);
     try {
-      expect((await profileOfTraceDat(file.reader.dat)).hash).toBe(p.hash);
+      const compat = await profileOfTraceDat(file.reader.dat);
+      expect(compat.hash).toBe(p.hash);
+      // formats parsed when asked for are the ones compat parses up front
+      expect([...p.kernel.events]).toEqual([...compat.events]);
+      expect(p.kernel.wordSize).toBe(compat.wordSize);
+      for (const key of compat.events.keys()) expect(profileFormat(p.kernel, key)).toEqual(profileFormat(compat, key));
+      expect(p.kernel.formats.size).toBe(compat.formats.size);
     } finally {
       file.close();
     }

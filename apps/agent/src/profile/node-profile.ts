@@ -6,9 +6,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import { availableParallelism, machine, release } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { type KernelProfile, parseUname, profileOfFormatSet } from '@probeyard/compat';
-import { buildEventFormatSet, type EventsTreeFile, isFormatError } from '@probeyard/formats';
-import { openTraceDatFile } from '@probeyard/formats/node';
+import { type KernelProfile, parseUname } from '@probeyard/compat';
+import { digestEventFormats, type EventFormat, type EventsTreeFile, isFormatError, parseEventFormat } from '@probeyard/formats';
+import { openTraceDatFile, type TraceDatFile } from '@probeyard/formats/node';
 import { AgentError } from '../errors.js';
 import { writeTar } from './tar.js';
 
@@ -30,11 +30,82 @@ export interface NodeProfile {
   cpuCount: number;
 }
 
+/**
+ * The parsed formats of a profile, parsed when first asked for: a node's kernel has ~2,300 events
+ * and its programs read a few, so the agent keeps the texts (which it reports anyway) and parses
+ * those. The same map for every reader of `KernelProfile.formats` (`get`, `has`, iteration).
+ */
+class LazyFormats extends Map<string, EventFormat> {
+  constructor(
+    private readonly sources: ReadonlyMap<string, { text: string; system: string }>,
+    private readonly longSize: 4 | 8 | undefined,
+  ) {
+    super();
+  }
+
+  override get(hash: string): EventFormat | undefined {
+    const known = super.get(hash);
+    if (known !== undefined) return known;
+    const src = this.sources.get(hash);
+    if (src === undefined) return undefined;
+    // it parsed once already (the digest): it parses again
+    const format = parseEventFormat(src.text, { system: src.system });
+    if (this.longSize !== undefined) format.longSize ??= this.longSize;
+    super.set(hash, format);
+    return format;
+  }
+
+  override has(hash: string): boolean {
+    return this.sources.has(hash);
+  }
+
+  override get size(): number {
+    return this.sources.size;
+  }
+
+  override *entries(): MapIterator<[string, EventFormat]> {
+    for (const hash of this.sources.keys()) yield [hash, this.get(hash)!];
+  }
+
+  override *keys(): MapIterator<string> {
+    yield* this.sources.keys();
+  }
+
+  override *values(): MapIterator<EventFormat> {
+    for (const hash of this.sources.keys()) yield this.get(hash)!;
+  }
+
+  override [Symbol.iterator](): MapIterator<[string, EventFormat]> {
+    return this.entries();
+  }
+
+  override forEach(cb: (value: EventFormat, key: string, map: Map<string, EventFormat>) => void, thisArg?: unknown): void {
+    for (const [k, v] of this.entries()) cb.call(thisArg, v, k, this);
+  }
+}
+
 async function build(files: EventsTreeFile[], complete: boolean, meta: { release: string; machine: string; cpuCount: number }): Promise<NodeProfile> {
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const set = await buildEventFormatSet(files);
-  const kernel = profileOfFormatSet(set, complete ? 'tracefs' : 'trace.dat', { release: meta.release, arch: meta.machine });
-  return { complete, release: meta.release, machine: meta.machine, hash: set.hash, files, kernel, cpuCount: Math.max(1, meta.cpuCount) };
+  // the registry's hash of these files, without holding ~2,300 parsed formats (packages/formats)
+  const digest = await digestEventFormats(files);
+  const textOf = new Map(files.map((f) => [f.path, f.text]));
+  const events = new Map<string, string>();
+  const sources = new Map<string, { text: string; system: string }>();
+  for (const [key, f] of [...digest.formats].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    events.set(key, f.hash);
+    if (!sources.has(f.hash)) sources.set(f.hash, { text: textOf.get(f.path)!, system: key.slice(0, key.indexOf('/')) });
+  }
+  const kernel: KernelProfile = {
+    release: meta.release,
+    arch: meta.machine,
+    wordSize: digest.longSize,
+    hash: digest.hash,
+    source: complete ? 'tracefs' : 'trace.dat',
+    events,
+    formats: new LazyFormats(sources, digest.longSize),
+    errors: digest.errors.map((e) => ({ path: e.path, message: e.error.message })),
+  };
+  return { complete, release: meta.release, machine: meta.machine, hash: digest.hash, files, kernel, cpuCount: Math.max(1, meta.cpuCount) };
 }
 
 /** The running kernel's profile from tracefs (`<tracefs>/events`). */
@@ -75,17 +146,24 @@ export async function readLiveProfile(tracefsPath: string): Promise<NodeProfile>
   return build(files, true, { release: release(), machine: machine(), cpuCount });
 }
 
-/** A recording's profile: the formats it carries, its uname's release and machine. */
-export async function readTraceDatProfile(path: string): Promise<NodeProfile> {
-  let file: ReturnType<typeof openTraceDatFile>;
+/** Opens a recording, its errors as AgentError `profile`. */
+export function openRecording(path: string, options: { prefetch?: boolean } = {}): TraceDatFile {
   try {
-    file = openTraceDatFile(path);
+    return openTraceDatFile(path, options);
   } catch (e) {
     if (isFormatError(e) || (e as NodeJS.ErrnoException).code !== undefined) {
       throw new AgentError('profile', `profile: ${path}: ${(e as Error).message}`, { path, cause: e });
     }
     throw e;
   }
+}
+
+/**
+ * A recording's profile: the formats it carries, its uname's release and machine. Given a path it
+ * opens and closes the file; given an open one (the feed's) it leaves it open.
+ */
+export async function readTraceDatProfile(recording: string | TraceDatFile): Promise<NodeProfile> {
+  const file = typeof recording === 'string' ? openRecording(recording) : recording;
   try {
     const dat = file.reader.dat;
     const files: EventsTreeFile[] = [
@@ -99,7 +177,7 @@ export async function readTraceDatProfile(path: string): Promise<NodeProfile> {
     const { release: rel, arch } = parseUname(dat.uname);
     return await build(files, false, { release: rel, machine: arch, cpuCount: dat.cpuCount });
   } finally {
-    file.close();
+    if (typeof recording === 'string') file.close();
   }
 }
 
