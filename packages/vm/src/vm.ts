@@ -576,15 +576,20 @@ export class Vm {
     // a 64-byte copy took longer than the 15-instruction program it fed); a record inside a
     // larger buffer (a page), 4-byte aligned as ring-buffer records are, goes word by word
     // through a cached view of its buffer: `subarray` would allocate a view per event
-    const at = context.byteOffset + byteOffset;
-    const words = n <= 16 || (at & 3) !== 0 ? undefined : this.wordsOf(context.buffer);
-    const w = (n + 3) >> 2;
-    const s = at >> 2;
-    if (n <= 16) for (let i = 0; i < n; i++) buf[i] = context[byteOffset + i] as number;
-    else if (words !== undefined && s + w <= words.length && w <= this.contextWords.length) {
-      const dst = this.contextWords;
-      for (let i = 0; i < w; i++) dst[i] = words[s + i] as number;
-    } else buf.set(byteOffset === 0 && n === context.length ? context : context.subarray(byteOffset, byteOffset + n));
+    if (n <= 16) {
+      for (let i = 0; i < n; i++) buf[i] = context[byteOffset + i] as number;
+    } else if (byteOffset === 0 && n === context.length) {
+      buf.set(context);
+    } else {
+      const at = context.byteOffset + byteOffset;
+      const words = (at & 3) !== 0 ? undefined : this.wordsOf(context.buffer);
+      const w = (n + 3) >> 2;
+      const s = at >> 2;
+      if (words !== undefined && s + w <= words.length && w <= this.contextWords.length) {
+        const dst = this.contextWords;
+        for (let i = 0; i < w; i++) dst[i] = words[s + i] as number;
+      } else buf.set(context.subarray(byteOffset, byteOffset + n));
+    }
     this.regionLength[CONTEXT_REGION] = n;
   }
 
