@@ -18,10 +18,6 @@ typedef unsigned long long sector_t;
 #define __uint(name, val) int (*name)[val]
 #define __type(name, val) typeof(val) *name
 #define __always_inline inline __attribute__((always_inline))
-/* How a map wants to be shown, carried in the object's BTF as a declaration tag on the map
- * (packages/compat display-hint.ts): PROBEYARD_DISPLAY("hidden"),
- * PROBEYARD_DISPLAY("log2-histogram,bucket=libbpf-tools,unit=us"). libbpf and the kernel ignore it. */
-#define PROBEYARD_DISPLAY(hint) __attribute__((btf_decl_tag("probeyard.display:" hint)))
 
 enum { BPF_MAP_TYPE_HASH = 1, BPF_MAP_TYPE_ARRAY = 2 };
 enum { BPF_ANY = 0, BPF_NOEXIST = 1 };
@@ -133,5 +129,10 @@ static __always_inline __u32 log2l(__u64 v)
 	r |= (v >> 1);
 	return r;
 }
+
+/* How a map wants to be shown, carried in the object's BTF as a declaration tag on the map
+ * (packages/compat display-hint.ts): PROBEYARD_DISPLAY("hidden"),
+ * PROBEYARD_DISPLAY("log2-histogram,bucket=libbpf-tools,unit=us"). libbpf and the kernel ignore it. */
+#define PROBEYARD_DISPLAY(hint) __attribute__((btf_decl_tag("probeyard.display:" hint)))
 
 #endif
