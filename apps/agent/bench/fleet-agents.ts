@@ -113,10 +113,12 @@ export async function fleetBench(): Promise<boolean> {
     console.log(`fleet: ${agentCount} simulated agents (the agent's own client, spool and uploader) against one registry on PostgreSQL for ${seconds} s; ${machine()}`);
     const made = await createTenantOffline({ dataDir, databaseUrl, name: 'fleet', ownerEmail: 'fleet@bench.example' });
     registry = start(process.execPath, [cliBin, 'serve', '--port', String(port), '--data', dataDir], { DATABASE_URL: databaseUrl });
+    const registryErrors: string[] = [];
     registry.lines((line) => {
       if (!line.startsWith('{')) return;
       try {
-        const r = JSON.parse(line) as { procedure?: string; durationMs?: number; status?: number };
+        const r = JSON.parse(line) as { procedure?: string; durationMs?: number; status?: number; level?: string };
+        if (r.level === 'error' && registryErrors.length < 5) registryErrors.push(line.slice(0, 600));
         if (r.procedure === 'agent.uploadOutputs' && typeof r.durationMs === 'number') uploadMs.push(r.durationMs);
       } catch {
         // not a log line
@@ -133,14 +135,25 @@ export async function fleetBench(): Promise<boolean> {
     const tarball = profileTarball(profile).toString('base64');
 
     const enrolStarted = performance.now();
+    let enrolRetries = 0;
     const sims: Sim[] = new Array(agentCount);
     await pool(
       Array.from({ length: agentCount }, (_, i) => i),
       16,
       async (i) => {
-        const { enrollmentToken } = await owner.agent.createEnrollmentToken.mutate({ labels: { fleet: 'bench' } });
         const state = join(tmp, `agent-${i}`);
-        await enroll({ registry: url, token: enrollmentToken, state, hostname: `sim-${i}`, feed: recording });
+        // as an operator would: a transient failure of the registry is tried again (with a new token)
+        for (let attempt = 1; ; attempt++) {
+          const { enrollmentToken } = await owner.agent.createEnrollmentToken.mutate({ labels: { fleet: 'bench' } });
+          try {
+            await enroll({ registry: url, token: enrollmentToken, state, hostname: `sim-${i}`, feed: recording });
+            break;
+          } catch (e) {
+            if (!isAgentError(e) || !e.retryable || attempt >= 5) throw e;
+            enrolRetries++;
+            await new Promise((r) => setTimeout(r, 200 * attempt));
+          }
+        }
         const credential = StateDir.open(state).readCredential()!;
         const api = new AgentApi(url, credential.credential);
         await api.reportProfile({ release: profile.release, machine: profile.machine, tarball });
@@ -152,7 +165,8 @@ export async function fleetBench(): Promise<boolean> {
         sims[i] = { api, spool, uploader, etag: undefined, targets: [], runId: crypto.randomUUID(), seen: 0, reported: new Set() };
       },
     );
-    console.log(`  enrolled ${agentCount} agents (token, enrol, profile) in ${((performance.now() - enrolStarted) / 1000).toFixed(1)} s`);
+    console.log(`  enrolled ${agentCount} agents (token, enrol, profile) in ${((performance.now() - enrolStarted) / 1000).toFixed(1)} s${enrolRetries ? `; ${enrolRetries} enrolments failed with a 500 and were tried again` : ''}`);
+    for (const l of registryErrors) console.log(`  registry error: ${l}`);
     const deployed = await cli(['deploy', 'switchcomm@1.0.0', '--selector', 'fleet=bench', ...as]);
     if (deployed.code !== 0) throw new Error(deployed.err);
     const payloads = await realPayloads();

@@ -16,7 +16,7 @@
 // The spool is capped (default 256 MiB of unacknowledged batches): past the cap the oldest are
 // dropped and counted (`dropped`, per target), never silently. A batch the registry refuses for
 // good (not a transient error) is also dropped and counted (`rejected`).
-import { closeSync, constants, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { AgentError } from '../errors.js';
@@ -111,6 +111,7 @@ export class Spool {
 
   /** Opens the spool in `dir` (made if missing), rebuilding the index from the segment files. */
   static open(dir: string, options: SpoolOptions = {}): Spool {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     let state: SpoolState = { v: 1, head: { segment: 0, byteOffset: 0 }, sequences: {}, dropped: { total: 0, byTarget: {} }, rejected: { total: 0, byTarget: {} } };
     const statePath = join(dir, 'state.json');
     try {
