@@ -12,7 +12,8 @@
 //   PROBEYARD_BENCH_POSTGRES_URL  maintenance database (default postgres://postgres@127.0.0.1:5432/test)
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readProgramSpec } from '@probeyard/compat';
 import { readProfile } from '@probeyard/compat/node';
@@ -31,7 +32,7 @@ import { profileTarball, readTraceDatProfile } from '../src/profile/node-profile
 import { Spool } from '../src/spool/spool.js';
 import { Uploader } from '../src/spool/uploader.js';
 import { StateDir } from '../src/state/state-dir.js';
-import { cli, cliBin, machine, percentile, repoRoot, start, waitFor } from './support.js';
+import { cli, cliBin, cpuSecondsOf, machine, percentile, repoRoot, start, waitFor } from './support.js';
 
 const agentCount = Number(process.env.PROBEYARD_BENCH_AGENTS ?? 1000);
 const seconds = Number(process.env.PROBEYARD_BENCH_SECONDS ?? 60);
@@ -108,18 +109,24 @@ export async function fleetBench(): Promise<boolean> {
   const port = await freePort();
   let registry: ReturnType<typeof start> | undefined;
   const uploadMs: number[] = [];
+  /** Uploads after the first round (every agent's first poll, status and upload after the deployment). */
+  const steadyUploadMs: number[] = [];
+  let steadyFrom = Number.POSITIVE_INFINITY;
   const uploadErrors = new Map<string, number>();
   try {
     console.log(`fleet: ${agentCount} simulated agents (the agent's own client, spool and uploader) against one registry on PostgreSQL for ${seconds} s; ${machine()}`);
     const made = await createTenantOffline({ dataDir, databaseUrl, name: 'fleet', ownerEmail: 'fleet@bench.example' });
     registry = start(process.execPath, [cliBin, 'serve', '--port', String(port), '--data', dataDir], { DATABASE_URL: databaseUrl });
     const registryErrors: string[] = [];
+    let requestCount = 0;
     registry.lines((line) => {
       if (!line.startsWith('{')) return;
       try {
-        const r = JSON.parse(line) as { procedure?: string; durationMs?: number; status?: number; level?: string };
+        const r = JSON.parse(line) as { procedure?: string; durationMs?: number; status?: number; level?: string; time?: string };
         if (r.level === 'error' && registryErrors.length < 5) registryErrors.push(line.slice(0, 600));
+        if (r.procedure !== undefined) requestCount++;
         if (r.procedure === 'agent.uploadOutputs' && typeof r.durationMs === 'number') uploadMs.push(r.durationMs);
+        if (r.procedure === 'agent.uploadOutputs' && typeof r.durationMs === 'number' && r.time && Date.parse(r.time) > steadyFrom) steadyUploadMs.push(r.durationMs);
       } catch {
         // not a log line
       }
@@ -157,7 +164,9 @@ export async function fleetBench(): Promise<boolean> {
         const credential = StateDir.open(state).readCredential()!;
         const api = new AgentApi(url, credential.credential);
         await api.reportProfile({ release: profile.release, machine: profile.machine, tarball });
-        const spool = Spool.open(join(state, 'spool'), { log: silentLogger });
+        // the agent's spool, but for the fsyncs: a thousand of them every 10 s on this one thread
+        // would measure the simulator's disk, not the registry (each real agent fsyncs its own)
+        const spool = Spool.open(join(state, 'spool'), { log: silentLogger, durable: false });
         const uploader = new Uploader(spool, api, {
           log: silentLogger,
           onError: (e) => uploadErrors.set(e.context.registryCode ?? e.code, (uploadErrors.get(e.context.registryCode ?? e.code) ?? 0) + 1),
@@ -211,11 +220,19 @@ export async function fleetBench(): Promise<boolean> {
       }
     };
     const measureStarted = performance.now();
+    const registryCpu0 = cpuSecondsOf(registry.child.pid!);
+    const requests0 = requestCount;
+    steadyFrom = Date.now() + intervalMs * 1.5;
+    const lag = monitorEventLoopDelay({ resolution: 20 });
+    lag.enable();
     const running = sims.map((s) => loop(s));
     await new Promise((r) => setTimeout(r, seconds * 1000));
     stop = true;
     await Promise.all(running);
     const measured = (performance.now() - measureStarted) / 1000;
+    lag.disable();
+    const registryCpu = cpuSecondsOf(registry.child.pid!) - registryCpu0;
+    const requests = requestCount - requests0;
     // whatever is still spooled goes up now
     await pool(sims, 16, async (s) => {
       for (let tries = 0; s.spool.batches > 0 && tries < 20; tries++) await s.uploader.drain().catch(() => new Promise((r) => setTimeout(r, 500)));
@@ -235,7 +252,10 @@ export async function fleetBench(): Promise<boolean> {
     const client = [...clientUploadMs].sort((a, b) => a - b);
     const polls = [...pollMs].sort((a, b) => a - b);
     console.log(`  ${measured.toFixed(0)} s: ${pollMs.length} polls (${(pollMs.length / measured).toFixed(1)}/s, p50 ${percentile(polls, 50).toFixed(1)} ms, p99 ${percentile(polls, 99).toFixed(1)} ms, ${pollErrors} failed)`);
-    console.log(`  uploads: ${sorted.length} requests (${(sorted.length / measured).toFixed(1)}/s); the registry's p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms, max ${sorted.at(-1)?.toFixed(1)} ms; as the agents saw them p99 ${percentile(client, 99).toFixed(1)} ms; failed tries ${[...uploadErrors].map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`);
+    const steady = [...steadyUploadMs].sort((a, b) => a - b);
+    console.log(`  uploads: ${sorted.length} requests (${(sorted.length / measured).toFixed(1)}/s); the registry's p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms, max ${sorted.at(-1)?.toFixed(1)} ms; after the first round (${steady.length} requests) p50 ${percentile(steady, 50).toFixed(1)} ms, p99 ${percentile(steady, 99).toFixed(1)} ms; as the agents saw them p99 ${percentile(client, 99).toFixed(1)} ms; failed tries ${[...uploadErrors].map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`);
+    console.log(`  the registry process used ${registryCpu.toFixed(1)} s of CPU for ${requests} requests (${((registryCpu / Math.max(1, requests)) * 1000).toFixed(1)} ms a request, ${((registryCpu / measured) * 100).toFixed(0)}% of one core) — its share of two cores at load average ${loadavg()[0]!.toFixed(1)}`);
+    console.log(`  the simulator's own event loop: delay p99 ${(lag.percentile(99) / 1e6).toFixed(1)} ms, max ${(lag.max / 1e6).toFixed(1)} ms (a stalled simulator shows as latency it did not measure)`);
     const ok = ingested === appended && left === 0 && dropped === 0 && gaps === 0;
     console.log(`  outputs: ${appended} batches spooled, ${ingested} in the registry over ${rows.rows[0]?.targets} targets, ${left} still spooled, ${dropped} dropped, ${gaps} targets with a gap in their sequences: ${ok ? 'ingested without loss' : 'LOSS'}`);
     return ok;
