@@ -35,6 +35,7 @@ function shebangFlags(): string {
 }
 
 interface Phase {
+  trace: string[];
   programs: number;
   rssMax: number;
   rssMean: number;
@@ -64,10 +65,13 @@ async function measure(state: string, recording: string, programs: number): Prom
       samples.push(rssOf(pid));
       await new Promise((r) => setTimeout(r, 1000));
     }
+    // steady means flat: the RSS every 10 s
+    const trace = samples.filter((_, i) => i % 10 === 0).map((b) => (b / 2 ** 20).toFixed(0));
     const elapsed = (performance.now() - t0) / 1000;
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     const heapUsed = Number(/^probeyard_agent_nodejs_heap_size_used_bytes (\d+)/m.exec(metrics)?.[1] ?? Number.NaN);
     return {
+      trace,
       programs,
       rssMax: Math.max(...samples),
       rssMean: samples.reduce((a, b) => a + b, 0) / samples.length,
@@ -108,9 +112,9 @@ export async function steadyMemoryBench(): Promise<boolean> {
       if (r.code !== 0) throw new Error(`deploy ${o}: ${r.err}`);
     }
     const phases = [await measure(idle, recording, 0), await measure(busy, recording, objects.length)];
-    console.log('programs  RSS max     RSS mean    heap used   events/s  agent CPU');
+    console.log('programs  RSS max     RSS mean    heap used   events/s  agent CPU  RSS every 10 s (MiB)');
     for (const p of phases) {
-      console.log(`${String(p.programs).padStart(8)}  ${mib(p.rssMax).padStart(10)}  ${mib(p.rssMean).padStart(10)}  ${mib(p.heapUsed).padStart(10)}  ${Math.round(p.eventsPerSecond).toString().padStart(8)}  ${p.cpuPercent.toFixed(1).padStart(8)}%`);
+      console.log(`${String(p.programs).padStart(8)}  ${mib(p.rssMax).padStart(10)}  ${mib(p.rssMean).padStart(10)}  ${mib(p.heapUsed).padStart(10)}  ${Math.round(p.eventsPerSecond).toString().padStart(8)}  ${p.cpuPercent.toFixed(1).padStart(8)}%  ${p.trace.join(' ')}`);
     }
     const busyPhase = phases[1]!;
     const ok = busyPhase.rssMax <= targetMiB * 2 ** 20;
