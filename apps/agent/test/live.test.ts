@@ -96,8 +96,15 @@ describe.skipIf(skip !== undefined || !isX86)('the agent on the live feed (root,
     );
     const payload = snapshot.payload as { eventsLost: number; maps: { name: string; entries: { key: number; value: number }[] }[] };
     const count = payload.maps.find((m) => m.name === 'syscalls')!.entries.find((e) => e.key === getpriority)?.value ?? 0;
-    expect(count, `lost ${payload.eventsLost} events`).toBeGreaterThanOrEqual(calls);
-    if (bpfCount !== undefined) expect(Math.abs(count - bpfCount)).toBeLessThanOrEqual(Math.ceil(0.01 * Math.max(count, bpfCount)));
+    // every call counted; on a machine so busy that the ring buffer overran, every missing one is
+    // counted as lost (no silent loss), and the comparison with bpftrace needs a lossless window
+    if (payload.eventsLost === 0) {
+      expect(count).toBeGreaterThanOrEqual(calls);
+      if (bpfCount !== undefined) expect(Math.abs(count - bpfCount)).toBeLessThanOrEqual(Math.ceil(0.01 * Math.max(count, bpfCount)));
+    } else {
+      expect(count + payload.eventsLost).toBeGreaterThanOrEqual(calls);
+      console.log(`live: the feed lost ${payload.eventsLost} events in this window: the bpftrace comparison needs a lossless one`);
+    }
     console.log(`live: ${calls} getpriority calls; the agent counted ${count}${bpfCount !== undefined ? `, bpftrace ${bpfCount}` : ''}; ${payload.eventsLost} events lost`);
 
     // SIGTERM: programs stopped, outputs flushed, instance removed, exit 0
