@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Checks the dependency rules of docs/ARCHITECTURE.md for one workspace folder (argument):
 //  - in packages/*, only files under src/node/ may import `node:*` (the core runs in browsers);
-//  - packages import only the packages below them: isa ← formats ← verifier ← compat, vm ← isa, formats;
+//  - packages import only the packages below them: isa ← formats ← verifier ← compat ← script,
+//    vm ← isa, formats;
 //  - no package imports an app; between apps only `import type` of the registry's router crosses.
 // Prints each violation as `file:line: message` and exits 1 when there is any.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -13,6 +14,7 @@ const allowed = {
   verifier: ['isa', 'formats'],
   vm: ['isa', 'formats'],
   compat: ['isa', 'formats', 'verifier'],
+  script: ['isa', 'formats', 'verifier', 'compat'],
 };
 
 const dir = resolve(process.argv[2] ?? '.');
