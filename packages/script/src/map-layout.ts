@@ -29,7 +29,9 @@ export interface MapLayout {
 const keyValueType = (k: KeyType): ValueType => (k.kind === 'int' ? { kind: 'int', size: 8, signed: k.signed } : { kind: 'string', size: k.size });
 
 /**
- * The map of a script map, following packages/compat's display layouts: counters and plain values
+ * The map of a script map, named as the script names it without the `@` (`@` itself is ''), so the
+ * drawing prints `@name`; internal maps start with a dot, which no script map can. Layouts follow
+ * packages/compat's display layouts: counters and plain values
  * keyed by their key (one key: that type; several: a struct `k0`, `k1`, …; none: an empty struct
  * of 8 zero bytes); `hist`/`lhist` keyed by (user keys…, `slot`) with a u64 count, bpftrace's
  * bucketing; `avg`/`stats` values a struct of `count` and `total`.
@@ -101,7 +103,7 @@ export function layoutMap(info: MapInfo, value: MapValueKind, index: number, max
       break;
   }
   const spec: SpecMap = {
-    name: `@${info.name}`,
+    name: info.name,
     type: BpfMapType.hash,
     typeName: 'hash',
     keySize: at,
@@ -117,13 +119,13 @@ export function layoutMap(info: MapInfo, value: MapValueKind, index: number, max
 
 /** The ring buffer of printf and the other actions (see compat's `ScriptAction`). */
 export function outputMapSpec(): SpecMap {
-  return { name: 'output', type: BpfMapType.ringbuf, typeName: 'ringbuf', keySize: 0, valueSize: 0, maxEntries: 256 * 1024, flags: 0, display: { kind: 'events', source: 'script' } };
+  return { name: '.output', type: BpfMapType.ringbuf, typeName: 'ringbuf', keySize: 0, valueSize: 0, maxEntries: 256 * 1024, flags: 0, display: { kind: 'events', source: 'script' } };
 }
 
 /** A one-entry array holding the start time of the run, for `elapsed` (written by BEGIN). */
 export function startMapSpec(): SpecMap {
   return {
-    name: 'start_ns',
+    name: '.elapsed',
     type: BpfMapType.array,
     typeName: 'array',
     keySize: 4,
