@@ -1,5 +1,7 @@
-import type { ScriptAction, ScriptPrintfArg } from '@probeyard/compat';
+// printf of scripts (packages/script): bpftrace's printf dialect, parsed when a script compiles and
+// rendered from a `printf` action's record when it runs. Browser-safe.
 import { formatInteger } from '@probeyard/formats';
+import type { ScriptAction, ScriptPrintfArg } from './script-spec.js';
 
 /**
  * One conversion of a printf format in bpftrace's dialect: `%[flags][width][.precision][length]conv`

@@ -1,9 +1,9 @@
+import { parsePrintf } from '@probeyard/compat';
 import type { EventFormat, FormatField } from '@probeyard/formats';
 import { type Expr, intTypeNames, type MapExpr, type ProbeNode, type Stmt } from './ast.js';
 import { aggregations, builtinTypes, knownFunctions, refusedBuiltinOf, refusedFunctions, statementFunctions } from './builtins.js';
 import { CompileAbort, fail, type SourceSpan } from './errors.js';
 import { parseExpression } from './parser.js';
-import { parsePrintf } from './printf-format.js';
 import { closeNames, type ResolvedProbe } from './probes.js';
 import { type FieldShape, fieldShape, none, type ScriptType, STRING_SIZE, s64, stringType, typeName, u64 } from './script-types.js';
 

@@ -20,4 +20,5 @@ export {
   isScriptArtifact,
   artifactTarget,
 } from './compile.js';
-export { type PrintfConversion, type PrintfSegment, parsePrintf, formatPrintf, formatIntegerConversion, formatStringConversion } from './printf-format.js';
+// printf formatting lives in packages/compat (the runtime renders printf actions without this package)
+export { type PrintfConversion, type PrintfSegment, parsePrintf, formatPrintf, formatIntegerConversion, formatStringConversion } from '@probeyard/compat';

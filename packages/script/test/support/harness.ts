@@ -1,11 +1,10 @@
 // Test-side runner of compiled scripts on packages/vm: loads a spec's maps and programs, runs
 // BEGIN, the records, intervals and END, and carries out the output ring buffer's actions, so
 // tests compare map contents and printf text with hand-computed expectations.
-import { mapDefsOf, type ProgramSpec, runtimeProbeOf, type ScriptAction, type ValueType } from '@probeyard/compat';
+import { formatPrintf, mapDefsOf, type ProgramSpec, runtimeProbeOf, type ScriptAction, type ValueType } from '@probeyard/compat';
 import type { EventFormat } from '@probeyard/formats';
 import { sanitizeVerified, verify } from '@probeyard/verifier';
 import { type BpfMap, createMap, EventRuntime, type HelperEnvironment, loadProgram, type MapType, snapshotMap, Vm, type VmOutput } from '@probeyard/vm';
-import { formatPrintf } from '../../src/printf-format.js';
 export { fixtureFormats, fixtureFormatsDir, repoRoot, target618 } from './formats.js';
 
 /** Values of a record's fields by name; strings for char arrays and `__data_loc` strings. */
