@@ -202,6 +202,7 @@ export class Checker {
         if (t.kind === 'none') fail('type', s.value.span, `$${s.name}: the right side has no value`);
         if (s.op !== '=') {
           if (t.kind !== 'int') fail('type', s.value.span, `$${s.name} ${s.op}: want an integer, got ${typeName(t)}`);
+          if ((s.op === '/=' || s.op === '%=') && constantOf(s.value) === 0n) fail('type', s.value.span, `${s.op}: division by zero`);
           const cur = this.unit.vars.get(s.name);
           if (cur === undefined) fail('not-found', s.nameSpan, `$${s.name}: used before it is assigned`);
           if (cur.kind !== 'int') fail('type', s.nameSpan, `$${s.name} ${s.op}: $${s.name} holds ${typeName(cur)}`);
@@ -283,6 +284,7 @@ export class Checker {
     const t = this.typeOf(v);
     if (t.kind === 'none') fail('type', v.span, `${mapLabel(s.map.name)}: the right side has no value`);
     if (s.op !== '=' && t.kind !== 'int') fail('type', v.span, `${mapLabel(s.map.name)} ${s.op}: want an integer, got ${typeName(t)}`);
+    if ((s.op === '/=' || s.op === '%=') && constantOf(v) === 0n) fail('type', v.span, `${s.op}: division by zero`);
     this.maps.useValue(s.map, t.kind === 'int' ? { kind: 'int', signed: t.signed } : { kind: 'string', size: t.size }, v.span);
   }
 
@@ -407,11 +409,14 @@ export class Checker {
     } else {
       const f = this.unit.format;
       if (f === undefined) fail('not-found', e.span, `args.${e.field}: the format of ${this.eventName} is not known`, 'compile against a kernel profile that has this event (a trace.dat, an events tree, the live tracefs)');
-      const field = [...f.fields, ...f.commonFields].find((x) => x.name === e.field);
+      if (f.commonFields.some((x) => x.name === e.field)) {
+        fail('unsupported', e.fieldSpan, `args.${e.field}: the common header of a record is not readable by BPF programs`, 'the kernel refuses reads of its first 8 bytes; use pid, tid or probe instead');
+      }
+      const field = f.fields.find((x) => x.name === e.field);
       if (field === undefined) {
         const names = f.fields.map((x) => x.name);
-        const close = closeNames(e.field, [...names, ...f.commonFields.map((x) => x.name)]);
-        fail('not-found', e.fieldSpan, `args.${e.field}: ${this.eventName} has no field '${e.field}'`, `${close.length > 0 ? `did you mean ${close.join(', ')}? ` : ''}${this.eventName} has ${names.length === 0 ? 'no fields' : `the fields ${names.join(', ')}`} (and ${f.commonFields.map((x) => x.name).join(', ')})`);
+        const close = closeNames(e.field, names);
+        fail('not-found', e.fieldSpan, `args.${e.field}: ${this.eventName} has no field '${e.field}'`, `${close.length > 0 ? `did you mean ${close.join(', ')}? ` : ''}${this.eventName} has ${names.length === 0 ? 'no fields' : `the fields ${names.join(', ')}`}`);
       }
       ref = { kind: 'field', field, shape: fieldShape(field) };
     }
@@ -572,6 +577,7 @@ export class Checker {
     if (a.kind !== 'int') fail('type', e.left.span, `${e.op}: want an integer, got ${typeName(a)}`, a.kind === 'string' ? 'strings compare with == and != only' : undefined);
     if (b.kind !== 'int') fail('type', e.right.span, `${e.op}: want an integer, got ${typeName(b)}`, b.kind === 'string' ? 'strings compare with == and != only' : undefined);
     if (['<', '<=', '>', '>=', '&&', '||'].includes(e.op)) return u64;
+    if ((e.op === '/' || e.op === '%') && constantOf(e.right) === 0n) fail('type', e.right.span, `${e.op}: division by zero`);
     const s = this.operandSigns(e);
     if (e.op === '<<' || e.op === '>>') return { kind: 'int', signed: s.left };
     return { kind: 'int', signed: s.left && s.right };

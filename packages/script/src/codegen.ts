@@ -20,7 +20,6 @@ const H = {
   currentComm: 16,
   currentTask: 35,
   currentCgroupId: 80,
-  probeReadKernel: 113,
   probeReadKernelStr: 115,
   jiffies64: 118,
   ringbufOutput: 130,
@@ -135,7 +134,15 @@ export class ProgramGen {
     this.em.place(this.exitLabel);
     this.em.aluImm('mov', 0, 0);
     this.em.exit();
-    return this.em.encode(unit.probe.span);
+    const { bytes, slotOf } = this.em.encode(unit.probe.span);
+    // relocations name slots; instructions no path reaches were dropped, with their relocations
+    const kept: SpecFieldRelocation[] = [];
+    for (const r of this.relocations) {
+      const slot = slotOf(r.insnIndex);
+      if (slot !== undefined) kept.push({ ...r, insnIndex: slot });
+    }
+    this.relocations.splice(0, this.relocations.length, ...kept);
+    return bytes;
   }
 
   // ---- resources ----------------------------------------------------------------------------
@@ -787,6 +794,7 @@ export class ProgramGen {
     this.top += 8;
   }
 
+  /** A field relocation of the instruction `at` (a handle until encoding maps it to its slot). */
   private reloc(at: number, f: FormatField, addend: number, accessSize: number): void {
     const fmt = this.checker.unit.format!;
     const built: SpecFieldRelocation['built'] = { byteOffset: f.byteOffset, size: f.size, signed: f.signed ?? false, array: f.array !== undefined };
@@ -914,7 +922,8 @@ export class ProgramGen {
 
   /**
    * Compares two strings up to their NUL (and at most `limit` bytes); jumps to `target` when they
-   * are equal (`jumpIfEqual`) or when they differ.
+   * are equal (`jumpIfEqual`) or when they differ. Every string buffer here is canonical: its
+   * bytes after the NUL are zero and it holds a NUL (`stringInto` makes them so).
    */
   private stringCompare(left: Expr, right: Expr, limit: number | undefined, target: Label, jumpIfEqual: boolean): void {
     let a = left;
@@ -947,14 +956,18 @@ export class ProgramGen {
       }
       this.em.ja(equal);
     } else {
+      // canonical buffers (zero after the NUL, a NUL before the end): equal strings have equal
+      // bytes over the shorter buffer, so compare words
       const x = this.stringBuffer(a);
       const y = this.stringBuffer(b);
       const n = Math.min(x.size, y.size, limit ?? Number.POSITIVE_INFINITY);
-      for (let i = 0; i < n; i++) {
-        this.em.ldx(1, 1, FP, x.off + i);
-        this.em.ldx(1, 2, FP, y.off + i);
+      let at = 0;
+      while (at < n) {
+        const width: ByteSize = n - at >= 8 ? 8 : n - at >= 4 ? 4 : n - at >= 2 ? 2 : 1;
+        this.em.ldx(width, 1, FP, x.off + at);
+        this.em.ldx(width, 2, FP, y.off + at);
         this.em.jmp('jne', 1, 2, differ);
-        this.em.jmpImm('jeq', 1, 0, equal);
+        at += width;
       }
       this.em.ja(equal);
     }
@@ -1001,15 +1014,14 @@ export class ProgramGen {
         }
         const s = ref.shape;
         if (s.kind === 'char-array') {
-          const n = Math.min(s.length, size);
-          if (n < size) this.zero(dst, dst + size);
+          // up to the NUL, the rest zero: strings are canonical whatever the record holds after the NUL
+          this.zero(dst, dst + size);
           this.fpAddr(1, dst);
-          this.em.aluImm('mov', 2, n);
+          this.em.aluImm('mov', 2, Math.min(s.length, size));
           this.em.mov(3, CTX);
           const at = this.em.aluImm('add', 3, ref.field.byteOffset);
           this.reloc(at, ref.field, 0, ref.field.size);
-          this.em.call(H.probeReadKernel);
-          if (s.length >= size) this.em.st(1, FP, dst + size - 1, 0);
+          this.em.call(H.probeReadKernelStr);
           return;
         }
         if (s.kind === 'data-loc-string') {

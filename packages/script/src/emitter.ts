@@ -7,7 +7,8 @@ export type Reg = number;
 /** A jump target, placed once. */
 export interface Label {
   readonly id: number;
-  slot: number | undefined;
+  /** The handle of the instruction it is placed before. */
+  at: number | undefined;
 }
 
 export type AluName = keyof typeof AluOp;
@@ -21,32 +22,29 @@ const fitsImm32 = (v: bigint) => v >= -(1n << 31n) && v < 1n << 31n;
 /**
  * Builds one program's instructions: ALU, loads and stores, jumps to labels (resolved when
  * encoding), helper calls, map loads by index (`lddw` with src 1, as compat's specs do). Each
- * instruction's slot index is known as it is emitted, so field relocations can name it.
+ * emitting method returns a handle of its instruction; {@link encode} drops instructions no path
+ * reaches (the kernel's verifier refuses unreachable code: a constant condition, code after
+ * `exit()`) and maps handles to the slot indexes field relocations name.
  */
 export class Emitter {
   private readonly insns: InstructionFields[] = [];
-  private readonly jumps: { at: number; label: Label }[] = [];
-  private nextSlot = 0;
+  /** Per instruction: its jump target, when it is a jump. */
+  private readonly targets: (Label | undefined)[] = [];
   private labels = 0;
 
-  /** The slot index the next instruction gets. */
-  get slot(): number {
-    return this.nextSlot;
-  }
-
   label(): Label {
-    return { id: this.labels++, slot: undefined };
+    return { id: this.labels++, at: undefined };
   }
 
+  /** Places a label before the next instruction. */
   place(label: Label): void {
-    label.slot = this.nextSlot;
+    label.at = this.insns.length;
   }
 
-  private push(insn: InstructionFields): number {
-    const at = this.nextSlot;
+  private push(insn: InstructionFields, target?: Label): number {
     this.insns.push(insn);
-    this.nextSlot += insn.opcode === Opcode.lddw ? 2 : 1;
-    return at;
+    this.targets.push(target);
+    return this.insns.length - 1;
   }
 
   /** `dst op= src` (64-bit). */
@@ -124,23 +122,17 @@ export class Emitter {
 
   /** `if dst op src goto label` */
   jmp(op: JmpName, dst: Reg, src: Reg, label: Label): number {
-    const at = this.push({ opcode: InsnClass.jmp | JmpOp[op] | Source.reg, dst, src, offset: 0, imm: 0 });
-    this.jumps.push({ at: this.insns.length - 1, label });
-    return at;
+    return this.push({ opcode: InsnClass.jmp | JmpOp[op] | Source.reg, dst, src, offset: 0, imm: 0 }, label);
   }
 
   /** `if dst op imm goto label` (imm sign-extended to 64 bits). */
   jmpImm(op: JmpName, dst: Reg, imm: number, label: Label): number {
-    const at = this.push({ opcode: InsnClass.jmp | JmpOp[op] | Source.imm, dst, src: 0, offset: 0, imm });
-    this.jumps.push({ at: this.insns.length - 1, label });
-    return at;
+    return this.push({ opcode: InsnClass.jmp | JmpOp[op] | Source.imm, dst, src: 0, offset: 0, imm }, label);
   }
 
   /** `goto label` */
   ja(label: Label): number {
-    const at = this.push({ opcode: Opcode.ja, dst: 0, src: 0, offset: 0, imm: 0 });
-    this.jumps.push({ at: this.insns.length - 1, label });
-    return at;
+    return this.push({ opcode: Opcode.ja, dst: 0, src: 0, offset: 0, imm: 0 }, label);
   }
 
   call(helperId: number): number {
@@ -151,22 +143,53 @@ export class Emitter {
     return this.push({ opcode: Opcode.exit, dst: 0, src: 0, offset: 0, imm: 0 });
   }
 
-  /** Resolves jumps and encodes; `span` is blamed when a jump does not fit 16 bits. */
-  encode(span: SourceSpan): Uint8Array {
-    const slotOf: number[] = [];
-    let slot = 0;
-    for (const insn of this.insns) {
-      slotOf.push(slot);
-      slot += insn.opcode === Opcode.lddw ? 2 : 1;
+  /**
+   * Drops unreachable instructions, resolves jumps and encodes. `slotOf(handle)` gives the slot
+   * index of an emitted instruction (undefined when it was dropped); `span` is blamed when a jump
+   * does not fit 16 bits.
+   */
+  encode(span: SourceSpan): { bytes: Uint8Array; slotOf: (handle: number) => number | undefined } {
+    const n = this.insns.length;
+    const targetOf = (i: number) => {
+      const l = this.targets[i];
+      if (l === undefined) return undefined;
+      if (l.at === undefined) throw new Error(`emitter: label ${l.id} was never placed`);
+      return l.at;
+    };
+    // reachability from the first instruction over fall-through and jump edges
+    const reached = new Uint8Array(n + 1);
+    const work = [0];
+    while (work.length > 0) {
+      const i = work.pop()!;
+      if (i >= n || reached[i]) continue;
+      reached[i] = 1;
+      const insn = this.insns[i]!;
+      const t = targetOf(i);
+      if (t !== undefined) work.push(t);
+      if (insn.opcode !== Opcode.ja && insn.opcode !== Opcode.exit) work.push(i + 1);
     }
-    for (const j of this.jumps) {
-      const target = j.label.slot;
-      if (target === undefined) throw new Error(`emitter: label ${j.label.id} was never placed`);
-      const offset = target - (slotOf[j.at]! + 1);
-      if (offset < -32768 || offset > 32767) fail('limit', span, `probe: a jump of ${offset} instructions does not fit (±32767); the probe is too large`);
-      this.insns[j.at]!.offset = offset;
+    const slots = new Int32Array(n + 1).fill(-1);
+    let slot = 0;
+    for (let i = 0; i < n; i++) {
+      if (!reached[i]) continue;
+      slots[i] = slot;
+      slot += this.insns[i]!.opcode === Opcode.lddw ? 2 : 1;
+    }
+    slots[n] = slot;
+    const kept: InstructionFields[] = [];
+    for (let i = 0; i < n; i++) {
+      if (!reached[i]) continue;
+      const insn = { ...this.insns[i]! };
+      const t = targetOf(i);
+      if (t !== undefined) {
+        // a jump's target is reached (through this jump), so it kept its slot
+        const offset = slots[t]! - (slots[i]! + 1);
+        if (offset < -32768 || offset > 32767) fail('limit', span, `probe: a jump of ${offset} instructions does not fit (±32767); the probe is too large`);
+        insn.offset = offset;
+      }
+      kept.push(insn);
     }
     if (slot > 1_000_000) fail('limit', span, `probe: ${slot} instructions, at most 1,000,000`);
-    return encode(this.insns);
+    return { bytes: encode(kept), slotOf: (h) => (reached[h] ? slots[h] : undefined) };
   }
 }
