@@ -4,7 +4,7 @@
 
 import { formatVerdict, profileFormat } from '@probeyard/compat';
 import { type EventFormat, FormatError, type RecordStream } from '@probeyard/formats';
-import { openTraceDatStream, openTracefsStream } from '@probeyard/formats/node';
+import { openTraceDatStream, openTracefsStream, removeStaleInstances } from '@probeyard/formats/node';
 import { Dispatcher, drawMaps, encodeMapSnapshot, loadForProfile } from '@probeyard/runtime';
 import { type Command, parseCommandArgs } from '../command.js';
 import { CliError, ExitCode } from '../io.js';
@@ -51,6 +51,8 @@ export const runCommand: Command = {
     // the profile has; a program needing another one is refused below)
     const wantedEvents = spec.programs.flatMap((p) => (p.attach.kind === 'tracepoint' ? [`${p.attach.system}/${p.attach.event}`] : []));
     let stream: RecordStream<EventFormat>;
+    // instances of earlier runs killed with SIGKILL (their process is gone) go first
+    if (feed === 'live') removeStaleInstances();
     try {
       stream = feed === 'live' ? openTracefsStream({ events: [...new Set(wantedEvents.filter((e) => profileFormat(profile, e) !== undefined))] }) : openTraceDatStream(feed);
     } catch (e) {

@@ -18,7 +18,12 @@ export {
   type TracefsMount,
   type TracefsStreamOptions,
   type TracefsRecordStream,
+  type TracefsCpuStats,
+  type StaleInstance,
   findTracefs,
   unmountTracefs,
   openTracefsStream,
+  removeStaleInstances,
+  processStartTime,
+  defaultBufferSizeKb,
 } from './tracefs-live.js';

@@ -60,21 +60,53 @@ const hostLittleEndian = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 
 /** Options of {@link openTracefsStream}. */
 export interface TracefsStreamOptions {
-  /** Events to enable, as `system:event` or `system/event`. */
+  /** Events to enable at once, as `system:event` or `system/event` (more can come later: {@link TracefsRecordStream.setEvents}). */
   events: readonly string[];
   /** A tracefs mount to use; default: found or mounted by {@link findTracefs}. */
   tracefs?: TracefsMount;
-  /** Milliseconds between polls when every CPU buffer was empty (default 25). */
+  /** Milliseconds between polls while every CPU buffer is empty (default 25). */
   pollIntervalMs?: number;
-  /** Sub-buffers read per CPU per poll at most (default 64): bounds the memory of one batch. */
+  /** Milliseconds before the next poll after one that read a full sub-buffer but caught up (default 2). */
+  busyPollIntervalMs?: number;
+  /** Sub-buffers read per CPU per poll at most (default: 1 MiB worth): bounds the memory of one batch. */
   maxSubBuffersPerPoll?: number;
-  /** buffer_size_kb of the instance (per CPU); default: the kernel's default for instances. */
+  /**
+   * `buffer_size_kb` of the instance (per CPU). Default: 64 MiB shared by the CPUs, between 2 and
+   * 32 MiB each, so a burst of a million events a second survives a reader held up for tenths of a
+   * second (`defaultBufferSizeKb`).
+   */
   bufferSizeKb?: number;
-  /** Name suffix of the instance (default `<pid>-<random>`); the instance is `probeyard-<suffix>`. */
+  /**
+   * `buffer_subbuf_size_kb` of the instance (Linux 6.8+; ignored where the file is absent): larger
+   * sub-buffers mean fewer reads. Default 64; 0 keeps the kernel's (the page size).
+   */
+  subBufferSizeKb?: number;
+  /** Milliseconds between reads of the per-CPU `stats` files while records flow (default 100). */
+  statsIntervalMs?: number;
+  /**
+   * Name suffix of the instance; default `<pid>-<process start time>-<random>`, which
+   * {@link removeStaleInstances} recognises once that process is gone. The instance is
+   * `probeyard-<suffix>`.
+   */
   instanceSuffix?: string;
 }
 
-/** A live tracefs feed: the {@link RecordStream} plus where its instance is. */
+/** One CPU's ring-buffer accounting (`per_cpu/cpuN/stats`). */
+export interface TracefsCpuStats {
+  cpu: number;
+  /** Events in the buffer now. */
+  entries: number;
+  /** Events overwritten before they were read (overwrite mode). */
+  overrun: number;
+  /** Events lost because a nested writer wrapped the buffer. */
+  commitOverrun: number;
+  /** Events dropped because the buffer was full (non-overwrite mode). */
+  droppedEvents: number;
+  /** Events read. */
+  readEvents: number;
+}
+
+/** A live tracefs feed: the {@link RecordStream} plus where its instance is and which events it has on. */
 export interface TracefsRecordStream extends RecordStream<EventFormat> {
   /** Path of the private instance (removed on close). */
   readonly instancePath: string;
@@ -82,6 +114,27 @@ export interface TracefsRecordStream extends RecordStream<EventFormat> {
   readonly cpus: readonly number[];
   /** Sub-buffer layout read from the instance's header_page. */
   readonly headerPage: HeaderPageLayout;
+  /** `buffer_size_kb` per CPU, as the instance has it. */
+  readonly bufferSizeKb: number;
+  /** Events enabled now, as `system/event`, sorted. */
+  readonly events: readonly string[];
+  /**
+   * Enables exactly `events` (`system:event` or `system/event`) while the stream runs: those not
+   * on yet are enabled, those no longer wanted disabled; records of the others are untouched (the
+   * buffer is never reset). Checks every name first: an unknown event throws and changes nothing.
+   */
+  setEvents(events: readonly string[]): void;
+  /** Enables more events (see {@link setEvents}). */
+  addEvents(events: readonly string[]): void;
+  /** Disables events; records of them already in the buffer still come, with their format. */
+  removeEvents(events: readonly string[]): void;
+  /** The per-CPU ring-buffer accounting, read now. */
+  readBufferStats(): TracefsCpuStats[];
+}
+
+/** Default `buffer_size_kb` per CPU for `cpuCount` CPUs: 64 MiB shared, 2 to 32 MiB each. */
+export function defaultBufferSizeKb(cpuCount: number): number {
+  return Math.max(2048, Math.min(32768, Math.floor(65536 / Math.max(1, cpuCount))));
 }
 
 // Instances open in this process, removed on exit and on SIGINT/SIGTERM.
@@ -108,59 +161,191 @@ function installHandlers(): void {
   }
 }
 
-function parseEventName(spec: string): { system: string; name: string } {
+function parseEventName(spec: string): { system: string; name: string; key: string } {
   const m = /^([\w-]+)[:/]([\w-]+)$/.exec(spec);
   if (!m) throw new FormatError('malformed', `tracefs: event '${spec}' is not system:event`, { event: spec });
-  return { system: m[1]!, name: m[2]! };
+  return { system: m[1]!, name: m[2]!, key: `${m[1]}/${m[2]}` };
 }
 
-/** Reads the pages of one poll of one CPU, in order. */
+/** Start time of a process (`/proc/<pid>/stat` field 22, clock ticks since boot), or undefined when it does not exist. */
+export function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // the command name (field 2) may hold spaces and parentheses: fields after it follow the last ')'
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19];
+  } catch {
+    return undefined;
+  }
+}
+
+const instanceNameRe = /^probeyard-(\d+)-(?:(\d+)-)?([a-z0-9]+)$/;
+
+/** A Probeyard instance left by a process that is gone. */
+export interface StaleInstance {
+  name: string;
+  path: string;
+  pid: number;
+}
+
+/**
+ * Finds the instances this module names (`probeyard-<pid>-<start time>-<random>`, and the older
+ * `probeyard-<pid>-<random>`) whose process is gone (no such pid, or a pid reused by a process
+ * started at another time), and removes them: a process killed with SIGKILL leaves its instance,
+ * events still enabled and buffers allocated, and the next start calls this. Instances of live
+ * processes and instances named otherwise are never touched. Needs root.
+ */
+export function removeStaleInstances(options: { tracefs?: TracefsMount } = {}): { removed: StaleInstance[]; failed: (StaleInstance & { error: string })[] } {
+  const out: { removed: StaleInstance[]; failed: (StaleInstance & { error: string })[] } = { removed: [], failed: [] };
+  const mount = options.tracefs ?? findTracefs();
+  if (!mount) return out;
+  let names: string[];
+  try {
+    names = readdirSync(join(mount.path, 'instances'));
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    const m = instanceNameRe.exec(name);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    const started = processStartTime(pid);
+    const alive = started !== undefined && (m[2] === undefined || m[2] === started);
+    if (alive) continue;
+    const stale: StaleInstance = { name, path: join(mount.path, 'instances', name), pid };
+    try {
+      try {
+        writeFileSync(join(stale.path, 'tracing_on'), '0');
+      } catch {
+        // removing it is what matters
+      }
+      rmdirSync(stale.path);
+      out.removed.push(stale);
+    } catch (e) {
+      out.failed.push({ ...stale, error: (e as Error).message });
+    }
+  }
+  return out;
+}
+
+/** One sub-buffer read in a poll: where it sits in its CPU's pool. */
+interface PageSlot {
+  byteOffset: number;
+  length: number;
+}
+
+/** Reads the pages of one poll of one CPU, in order; reused from poll to poll. */
 class PageListReader implements RecordReader<EventFormat> {
   private index = 0;
   private loaded = false;
+  count = 0;
   constructor(
-    private readonly pages: { bytes: Uint8Array; view: DataView; length: number }[],
+    readonly pages: PageSlot[],
+    readonly bytes: Uint8Array,
+    readonly view: DataView,
     private readonly reader: PageReader<EventFormat>,
-    private readonly formats: Map<number, EventFormat>,
+    private readonly formats: (EventFormat | undefined)[],
   ) {}
+  reset(count: number): void {
+    this.count = count;
+    this.index = 0;
+    this.loaded = false;
+  }
   next(): TraceRecord<EventFormat> | undefined {
     for (;;) {
       if (this.loaded && this.reader.next()) {
         const r = this.reader.record;
-        r.format = this.formats.get(r.eventId);
+        r.format = this.formats[r.eventId];
         return r;
       }
-      const p = this.pages[this.index++];
-      if (!p) return undefined;
-      this.reader.load(p.bytes, p.view, 0, p.length);
+      if (this.index >= this.count) return undefined;
+      const p = this.pages[this.index++]!;
+      this.reader.load(this.bytes, this.view, p.byteOffset, p.length);
       this.loaded = true;
     }
   }
 }
 
+const statsLine = /^(entries|overrun|commit overrun|dropped events|read events):\s*(\d+)/gm;
+
+function parseCpuStats(cpu: number, text: string): TracefsCpuStats {
+  const s: TracefsCpuStats = { cpu, entries: 0, overrun: 0, commitOverrun: 0, droppedEvents: 0, readEvents: 0 };
+  for (const m of text.matchAll(statsLine)) {
+    const n = Number(m[2]);
+    if (m[1] === 'entries') s.entries = n;
+    else if (m[1] === 'overrun') s.overrun = n;
+    else if (m[1] === 'commit overrun') s.commitOverrun = n;
+    else if (m[1] === 'dropped events') s.droppedEvents = n;
+    else s.readEvents = n;
+  }
+  return s;
+}
+
+const now = () => performance.now();
+const sleep = (ms: number, wakeUp: (w: () => void) => void) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    wakeUp(() => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+
 /**
  * Opens the live ring buffer: creates a private tracefs instance
- * (`instances/probeyard-<pid>-<random>`), enables the given events in it only (global tracing is
- * never touched), and reads each CPU's `per_cpu/cpuN/trace_pipe_raw` with non-blocking reads of
- * whole sub-buffers, polling when all are empty. Each batch holds the records of one poll, merged
- * across CPUs in time order. The instance is removed by `close()`, when iteration ends or fails,
- * at process exit and on SIGINT/SIGTERM. Needs root.
+ * (`instances/probeyard-<pid>-<start time>-<random>`), sizes its buffers, enables the given events
+ * in it only (global tracing is never touched; more events can be enabled and disabled while it
+ * runs), and reads each CPU's `per_cpu/cpuN/trace_pipe_raw` with non-blocking reads of whole
+ * sub-buffers into buffers reused from poll to poll. Each batch holds the records of one poll,
+ * merged across CPUs in time order.
+ *
+ * Every lost event is counted per CPU (`stats.lostByCpu`): the missed-events flags of the pages
+ * read, and the ring buffer's own accounting (`per_cpu/cpuN/stats`: overrun, commit overrun,
+ * dropped events), read while records flow and once more when the stream closes, whichever
+ * says more. The instance is removed by `close()`, when iteration ends or fails, at process exit
+ * and on SIGINT/SIGTERM (and, after a SIGKILL, by the next process's
+ * {@link removeStaleInstances}). Needs root.
  */
 export function openTracefsStream(options: TracefsStreamOptions): TracefsRecordStream {
   const mount = options.tracefs ?? findTracefs({ mount: true });
   if (!mount) throw new FormatError('not-found', 'tracefs: not mounted and cannot be mounted (root needed)', { section: 'tracefs' });
-  const events = options.events.map(parseEventName);
-  const suffix = options.instanceSuffix ?? `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+  const initial = options.events.map(parseEventName);
+  const suffix = options.instanceSuffix ?? `${process.pid}-${processStartTime(process.pid) ?? 0}-${Math.random().toString(36).slice(2, 10).padEnd(8, '0')}`;
   if (!/^[\w.-]+$/.test(suffix)) throw new FormatError('malformed', `tracefs: instance suffix '${suffix}'`, { section: 'tracefs' });
   const instancePath = join(mount.path, 'instances', `probeyard-${suffix}`);
+  const eventsDir = join(instancePath, 'events');
   const fds: number[] = [];
   let removed = false;
   let created = false;
+  let cpus: number[] = [];
+  // losses per CPU: from page flags (counted by the batches) and from the stats files
+  const flagStats: RecordStreamStats = { records: 0, lostEvents: 0, lostUnknown: 0, lostByCpu: [] };
+  const fileLost: number[] = [];
+  const lostByCpu: number[] = [];
+
+  let lastBufferStats: TracefsCpuStats[] = [];
+  /** The stats files now (after the instance is removed: as they were last read). */
+  const readBufferStats = (): TracefsCpuStats[] => {
+    if (removed) return lastBufferStats;
+    lastBufferStats = cpus.map((cpu) => parseCpuStats(cpu, readFileSync(join(instancePath, 'per_cpu', `cpu${cpu}`, 'stats'), 'utf8')));
+    return lastBufferStats;
+  };
+  const readLossFiles = () => {
+    for (const s of readBufferStats()) fileLost[s.cpu] = s.overrun + s.commitOverrun + s.droppedEvents;
+  };
 
   const cleanup = () => {
     if (removed) return;
-    removed = true;
     live.delete(cleanup);
+    if (created) {
+      try {
+        writeFileSync(join(instancePath, 'tracing_on'), '0');
+        readLossFiles(); // the last word on what was lost
+      } catch {
+        // the instance may be gone already
+      }
+    }
+    removed = true;
     for (const fd of fds.splice(0)) {
       try {
         closeSync(fd);
@@ -169,11 +354,6 @@ export function openTracefsStream(options: TracefsStreamOptions): TracefsRecordS
       }
     }
     if (created) {
-      try {
-        writeFileSync(join(instancePath, 'tracing_on'), '0');
-      } catch {
-        // the instance may be gone already
-      }
       // Up to 5 s: the kernel refuses (EBUSY) while a reader of the instance is still closing.
       for (let i = 0; i < 250; i++) {
         try {
@@ -197,65 +377,126 @@ export function openTracefsStream(options: TracefsStreamOptions): TracefsRecordS
     installHandlers();
     live.add(cleanup);
     writeFileSync(join(instancePath, 'tracing_on'), '0');
-    if (options.bufferSizeKb !== undefined) writeFileSync(join(instancePath, 'buffer_size_kb'), String(options.bufferSizeKb));
-    const eventsDir = join(instancePath, 'events');
-    const headerPage = parseHeaderPage(readFileSync(join(eventsDir, 'header_page'), 'utf8'));
-    parseHeaderEvent(readFileSync(join(eventsDir, 'header_event'), 'utf8'));
-    const formats = new Map<number, EventFormat>();
-    for (const e of events) {
-      const dir = join(eventsDir, e.system, e.name);
-      if (!existsSync(join(dir, 'format'))) throw new FormatError('not-found', `tracefs: no event ${e.system}:${e.name}`, { event: `${e.system}:${e.name}` });
-      const f = parseEventFormat(readFileSync(join(dir, 'format'), 'utf8'), { system: e.system });
-      formats.set(f.id, f);
-    }
-    for (const e of events) writeFileSync(join(eventsDir, e.system, e.name, 'enable'), '1');
-    const cpus = readdirSync(join(instancePath, 'per_cpu'))
+    cpus = readdirSync(join(instancePath, 'per_cpu'))
       .map((d) => /^cpu(\d+)$/.exec(d)?.[1])
       .filter((d): d is string => d !== undefined)
       .map(Number)
       .sort((a, b) => a - b);
+    const subKb = options.subBufferSizeKb ?? 64;
+    if (subKb > 0 && existsSync(join(instancePath, 'buffer_subbuf_size_kb'))) {
+      try {
+        writeFileSync(join(instancePath, 'buffer_subbuf_size_kb'), String(subKb));
+      } catch {
+        // a kernel that refuses this size keeps its own
+      }
+    }
+    writeFileSync(join(instancePath, 'buffer_size_kb'), String(options.bufferSizeKb ?? defaultBufferSizeKb(cpus.length)));
+    const bufferSizeKb = Number(readFileSync(join(instancePath, 'buffer_size_kb'), 'utf8').trim().split(/\s/)[0]);
+    const headerPage = parseHeaderPage(readFileSync(join(eventsDir, 'header_page'), 'utf8'));
+    parseHeaderEvent(readFileSync(join(eventsDir, 'header_event'), 'utf8'));
+
+    // events: formats by id (kept after an event is disabled: its records may still be buffered)
+    const formatsById: (EventFormat | undefined)[] = [];
+    const enabled = new Set<string>();
+    const formatOf = (e: { system: string; name: string; key: string }): EventFormat => {
+      const file = join(eventsDir, e.system, e.name, 'format');
+      if (!existsSync(file)) throw new FormatError('not-found', `tracefs: no event ${e.system}:${e.name}`, { event: `${e.system}:${e.name}` });
+      return parseEventFormat(readFileSync(file, 'utf8'), { system: e.system });
+    };
+    const applyEvents = (want: readonly { system: string; name: string; key: string }[]) => {
+      const wanted = new Map(want.map((e) => [e.key, e]));
+      // check and parse every new one before changing anything
+      const adding = [...wanted.values()].filter((e) => !enabled.has(e.key)).map((e) => ({ e, format: formatOf(e) }));
+      for (const { e, format } of adding) {
+        formatsById[format.id] = format;
+        writeFileSync(join(eventsDir, e.system, e.name, 'enable'), '1');
+        enabled.add(e.key);
+      }
+      for (const key of [...enabled]) {
+        if (wanted.has(key)) continue;
+        const [system, name] = key.split('/') as [string, string];
+        writeFileSync(join(eventsDir, system, name, 'enable'), '0');
+        enabled.delete(key);
+      }
+    };
+    applyEvents(initial);
     for (const cpu of cpus) {
       fds.push(openSync(join(instancePath, 'per_cpu', `cpu${cpu}`, 'trace_pipe_raw'), constants.O_RDONLY | constants.O_NONBLOCK));
     }
     writeFileSync(join(instancePath, 'tracing_on'), '1');
 
     const subBuffer = headerPage.subBufferSize;
-    const maxPages = options.maxSubBuffersPerPoll ?? 64;
-    const pollMs = options.pollIntervalMs ?? 25;
-    const stats: RecordStreamStats = { records: 0, lostEvents: 0, lostUnknown: 0, lostByCpu: new Array<number>(Math.max(0, ...cpus) + 1).fill(0) };
-    const pageReaders = cpus.map((cpu) => {
-      const pr = new PageReader<EventFormat>(headerPage, true);
+    const maxPages = options.maxSubBuffersPerPoll ?? Math.max(4, Math.floor((1 << 20) / subBuffer));
+    const idleMs = options.pollIntervalMs ?? 25;
+    const busyMs = options.busyPollIntervalMs ?? 2;
+    const statsMs = options.statsIntervalMs ?? 100;
+    const maxCpu = Math.max(0, ...cpus);
+    for (let c = 0; c <= maxCpu; c++) {
+      fileLost[c] = 0;
+      lostByCpu[c] = 0;
+      flagStats.lostByCpu[c] = 0;
+    }
+    const stats: RecordStreamStats = {
+      get records() {
+        return flagStats.records;
+      },
+      get lostUnknown() {
+        return flagStats.lostUnknown;
+      },
+      get lostByCpu() {
+        // the larger of the two accounts of each CPU (both only grow, so this does too)
+        for (let c = 0; c < lostByCpu.length; c++) lostByCpu[c] = Math.max(lostByCpu[c]!, flagStats.lostByCpu[c] ?? 0, fileLost[c] ?? 0);
+        return lostByCpu;
+      },
+      get lostEvents() {
+        let n = 0;
+        for (const x of this.lostByCpu) n += x;
+        return n;
+      },
+    };
+    // per CPU: one pool of sub-buffers, reused by every poll (a batch is valid until the next one)
+    const readers = cpus.map((cpu) => {
+      const bytes = new Uint8Array(maxPages * subBuffer);
+      const view = new DataView(bytes.buffer);
+      const pr = new PageReader<EventFormat>(headerPage, hostLittleEndian);
       pr.record.cpu = cpu;
       pr.record.bufferName = `probeyard-${suffix}`;
-      return pr;
+      const pages: PageSlot[] = Array.from({ length: maxPages }, (_, i) => ({ byteOffset: i * subBuffer, length: 0 }));
+      return new PageListReader(pages, bytes, view, pr, formatsById);
     });
     let closed = false;
     let wake: (() => void) | undefined;
     const cmdlinesPath = join(mount.path, 'saved_cmdlines');
     let cmdlines: Map<number, string> | undefined;
+    let cmdlinesReadAt = 0;
 
     // The commit word's low 32 bits (this host's byte order; the flags sit in bits 30 and 31).
     const commitLow = headerPage.commitOffset + (headerPage.commitSize === 8 && !hostLittleEndian ? 4 : 0);
     /** Whether the last poll stopped at maxPages on some CPU (it is behind: poll again at once). */
     let behind = false;
+    /** Whether the last poll read a full page somewhere (records flow: poll again soon). */
+    let flowing = false;
+    let lastStatsAt = 0;
 
     /**
      * One poll: up to maxPages sub-buffers per CPU. EAGAIN ends a CPU's turn, and so does a page
      * less than half full: the kernel handed over the page it is writing, so this reader has
      * caught up. Reading on then would only return the events its own reads make (a trace of
-     * syscalls feeds on itself); the next poll comes after the interval.
+     * syscalls feeds on itself); the next poll comes after `busyPollIntervalMs` when a full page
+     * was read (records flow), else after `pollIntervalMs`.
      */
     const poll = (): MergedRecordReader<EventFormat> | undefined => {
-      const readers: RecordReader<EventFormat>[] = [];
-      let any = false;
+      const active: RecordReader<EventFormat>[] = [];
       behind = false;
-      cpus.forEach((_cpu, i) => {
-        const pages: { bytes: Uint8Array; view: DataView; length: number }[] = [];
-        for (let n = 0; n < maxPages; n++) {
-          const bytes = new Uint8Array(subBuffer);
+      flowing = false;
+      readers.forEach((reader, i) => {
+        const { bytes, view } = reader;
+        let n = 0;
+        for (; n < maxPages; ) {
+          const slot = reader.pages[n]!;
           let got: number;
           try {
-            got = readSync(fds[i]!, bytes, 0, subBuffer, null);
+            got = readSync(fds[i]!, bytes, slot.byteOffset, subBuffer, null);
           } catch (e) {
             const code = (e as NodeJS.ErrnoException).code;
             if (code === 'EAGAIN' || code === 'EWOULDBLOCK' || code === 'EINTR') break;
@@ -263,17 +504,27 @@ export function openTracefsStream(options: TracefsStreamOptions): TracefsRecordS
           }
           if (got <= 0) break;
           if (got < headerPage.dataOffset) continue;
-          const view = new DataView(bytes.buffer);
-          pages.push({ bytes, view, length: got });
-          if ((view.getUint32(commitLow, hostLittleEndian) & commitLengthMask) * 2 < headerPage.dataSize) break;
-          if (n === maxPages - 1) behind = true;
+          slot.length = got;
+          n++;
+          if ((view.getUint32(slot.byteOffset + commitLow, hostLittleEndian) & commitLengthMask) * 2 < headerPage.dataSize) break;
+          flowing = true;
+          if (n === maxPages) behind = true;
         }
-        if (pages.length > 0) {
-          any = true;
-          readers.push(new PageListReader(pages, pageReaders[i]!, formats));
+        if (n > 0) {
+          reader.reset(n);
+          active.push(reader);
         }
       });
-      return any ? new MergedRecordReader(readers) : undefined;
+      const t = now();
+      if (active.length > 0 && t - lastStatsAt >= statsMs) {
+        lastStatsAt = t;
+        try {
+          readLossFiles();
+        } catch {
+          // the instance is being removed
+        }
+      }
+      return active.length > 0 ? new MergedRecordReader(active) : undefined;
     };
 
     const info: RecordStreamInfo<EventFormat> = {
@@ -281,10 +532,13 @@ export function openTracefsStream(options: TracefsStreamOptions): TracefsRecordS
       cpuCount: cpus.length,
       littleEndian: hostLittleEndian,
       longSize: headerPage.commitSize === 4 ? 4 : 8,
-      format: (id) => formats.get(id),
+      format: (id) => formatsById[id],
       comm: (pid) => {
         if (pid === 0) return '<idle>';
-        if (!cmdlines) {
+        const t = now();
+        // read saved_cmdlines once, and again (at most once a second) for a pid it did not have
+        if (!cmdlines || (!cmdlines.has(pid) && t - cmdlinesReadAt > 1000)) {
+          cmdlinesReadAt = t;
           cmdlines = new Map();
           try {
             for (const line of readFileSync(cmdlinesPath, 'utf8').split('\n')) {
@@ -305,6 +559,23 @@ export function openTracefsStream(options: TracefsStreamOptions): TracefsRecordS
       instancePath,
       cpus,
       headerPage,
+      bufferSizeKb,
+      get events() {
+        return [...enabled].sort();
+      },
+      setEvents(events) {
+        if (removed) throw new FormatError('malformed', 'tracefs: the stream is closed', { section: 'tracefs' });
+        applyEvents(events.map(parseEventName));
+      },
+      addEvents(events) {
+        const add = events.map(parseEventName);
+        this.setEvents([...enabled, ...add.map((e) => e.key)]);
+      },
+      removeEvents(events) {
+        const drop = new Set(events.map((e) => parseEventName(e).key));
+        this.setEvents([...enabled].filter((k) => !drop.has(k)));
+      },
+      readBufferStats,
       async close() {
         closed = true;
         wake?.();
@@ -315,14 +586,18 @@ export function openTracefsStream(options: TracefsStreamOptions): TracefsRecordS
           while (!closed) {
             const merged = poll();
             if (merged) {
-              const batch = new CountingBatch(merged, stats);
+              const batch = new CountingBatch(merged, flagStats);
               batch.reset(Number.MAX_SAFE_INTEGER);
               yield batch;
-              if (behind || closed) continue;
+              if (closed) break;
+              // behind: read on at once, but let timers and I/O of the process run first
+              if (behind) {
+                await new Promise<void>((resolve) => setImmediate(resolve));
+                continue;
+              }
             }
-            await new Promise<void>((resolve) => {
-              wake = resolve;
-              setTimeout(resolve, pollMs);
+            await sleep(flowing ? busyMs : idleMs, (w) => {
+              wake = w;
             });
             wake = undefined;
           }
