@@ -65,6 +65,11 @@ export class ScriptSession {
     }
   }
 
+  /** Whether the script has interval probes (a loop without records must keep a clock for them). */
+  get hasIntervals(): boolean {
+    return this.intervals.length > 0;
+  }
+
   private runProbe(rt: EventRuntime, ns: bigint): void {
     rt.runEvent({ cpu: 0, timestamp: ns, data: emptyRecord, pid: 0 });
     this.drain();
