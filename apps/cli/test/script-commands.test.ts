@@ -116,3 +116,16 @@ describe('probeyard inspect and compat with a script', () => {
     expect(r.out).toContain('prev_pid: offset 24 → 28');
   });
 });
+
+const canTraceLive = process.getuid?.() === 0 && existsSync('/sys/kernel/tracing/events/raw_syscalls');
+if (!canTraceLive) console.log('probeyard run -e --feed live skipped: needs root and a mounted tracefs with raw_syscalls');
+describe.skipIf(!canTraceLive)('probeyard run -e --feed live', () => {
+  it('counts syscalls for a second, with intervals by the clock, and BEGIN-only scripts need no events', async () => {
+    const r = await cli(['run', '-e', 'tracepoint:raw_syscalls:sys_enter { @n = count(); } interval:ms:200 { printf("tick\\n"); }', '--feed', 'live', '--duration', '1']);
+    expect(r.code).toBe(0);
+    expect(Number(/@n: (\d+)/.exec(r.out)?.[1])).toBeGreaterThan(0);
+    expect(r.out.split('\n').filter((l) => l === 'tick').length).toBeGreaterThanOrEqual(2);
+    const begin = await cli(['run', '-e', 'BEGIN { printf("hello\\n"); exit(); }', '--feed', 'live', '--duration', '5']);
+    expect(begin).toMatchObject({ code: 0, out: 'hello\n\n\n' });
+  }, 120_000);
+});
