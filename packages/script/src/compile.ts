@@ -33,6 +33,8 @@ export interface CompileOptions {
   verify?: boolean;
   /** `max_entries` of each script map (default 4096, bpftrace's). */
   mapMaxEntries?: number;
+  /** Longest source accepted, in bytes (default 256 KiB; bpftrace's own tools are under 10 KiB). */
+  maxSourceBytes?: number;
 }
 
 /** A compiled script. */
@@ -209,6 +211,11 @@ export async function compileScript(text: string, options: CompileOptions = {}):
   };
   const failed = (): FailedScript => ({ ok: false, diagnostics: diagnostics.sort((a, b) => a.start - b.start), source });
 
+  const maxBytes = options.maxSourceBytes ?? 256 * 1024;
+  if (text.length > maxBytes) {
+    diagnostics.push(source.diagnostic('limit', { start: 0, end: 0 }, `script: ${text.length} characters, at most ${maxBytes}`));
+    return failed();
+  }
   let ast: ScriptAst;
   try {
     ast = parseScript(text);

@@ -58,3 +58,17 @@ describe('compile errors: line, column, a caret and a hint', () => {
     ]);
   });
 });
+
+describe('limits', () => {
+  it('a source over maxSourceBytes is refused before parsing', async () => {
+    const r = await compileScript(`BEGIN { ${'@x = 1; '.repeat(100)}}`, { maxSourceBytes: 200 });
+    expect(r.ok ? undefined : r.diagnostics[0]).toMatchObject({ code: 'limit', message: 'script: 809 characters, at most 200' });
+  });
+
+  it('a statement that needs more than the 512-byte stack is a limit error at its place', async () => {
+    const f = 'str(args.filename)';
+    const r = await compileScript(`t:sched:sched_process_exec { @ = count();\n  printf("%s %s %s %s %s %s %s %s\\n", ${Array(8).fill(f).join(', ')}); }`, { target: target618() });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.diagnostics[0]).toMatchObject({ code: 'limit', line: 2, column: 3, message: expect.stringMatching(/^stack: this needs \d+ bytes of the 512-byte BPF stack$/) });
+  });
+});
