@@ -465,7 +465,11 @@ export class ProgramGen {
     if (x !== undefined) this.release(x);
   }
 
-  /** bpftrace's log2 bucket: 0 for negative values, 1 for 0, 2 + floor(log2(v)) otherwise. */
+  /**
+   * bpftrace's log2 bucket: 0 for negative values, 1 for 0, 2 + floor(log2(v)) otherwise. The
+   * power of two is found without branches (each step adds k when v >> k is not zero), so the
+   * verifier sees one path through it instead of 2^6.
+   */
   private log2Slot(x: IntV, slotOff: number, t: ScriptType): void {
     const store = this.em.label();
     this.loadInto(x, 1);
@@ -474,20 +478,27 @@ export class ProgramGen {
     this.em.aluImm('mov', 2, 1);
     this.em.jmpImm('jeq', 1, 0, store);
     this.em.aluImm('mov', 2, 2);
-    const skip32 = this.em.label();
-    this.em.mov(3, 1);
-    this.em.aluImm('rsh', 3, 32);
-    this.em.jmpImm('jeq', 3, 0, skip32);
-    this.em.mov(1, 3);
-    this.em.aluImm('add', 2, 32);
-    this.em.place(skip32);
-    for (const shift of [16, 8, 4, 2, 1]) {
-      const skip = this.em.label();
-      this.em.jmpImm('jlt', 1, 2 ** shift, skip);
-      if (shift > 1) this.em.aluImm('rsh', 1, shift);
-      this.em.aluImm('add', 2, shift);
-      this.em.place(skip);
+    // r5 = 0xffffffff: (h + r5) >> 32 is 1 exactly when 0 < h < 2^32
+    this.em.alu32Imm('mov', 5, -1);
+    for (const [k, log2k] of [
+      [32, 5],
+      [16, 4],
+      [8, 3],
+      [4, 2],
+      [2, 1],
+    ] as const) {
+      // here v < 2^(2k), so h = v >> k < 2^k <= 2^32
+      this.em.mov(3, 1);
+      this.em.aluImm('rsh', 3, k);
+      this.em.alu('add', 3, 5);
+      this.em.aluImm('rsh', 3, 32);
+      this.em.aluImm('lsh', 3, log2k);
+      this.em.alu('rsh', 1, 3);
+      this.em.alu('add', 2, 3);
     }
+    // v is 1, 2 or 3 now
+    this.em.aluImm('rsh', 1, 1);
+    this.em.alu('add', 2, 1);
     this.em.place(store);
     this.em.stx(8, FP, slotOff, 2);
   }

@@ -126,7 +126,7 @@ describe('generated scripts always verify', () => {
         const run = new ScriptRun(r.spec, { formats }).run(recordsFor(seed));
         expect(run.session.exited).toBe(true);
       }),
-      { numRuns: 60, seed: 1717, endOnFailure: true },
+      { numRuns: 120, seed: 1717, endOnFailure: true },
     );
   }, 600_000);
 });
