@@ -15,7 +15,7 @@ import { Dispatcher, loadForProfile } from '@probeyard/runtime';
 import { compileScript } from '../src/compile.js';
 import { targetOfFormats, targetOfProfile } from '../src/target.js';
 import { fixtureFormats, repoRoot } from '../test/support/formats.js';
-import { makeRecord } from '../test/support/harness.js';
+import { type FieldValues, makeRecord } from '../test/support/harness.js';
 
 const twentyLines = `#!/usr/bin/env bpftrace
 BEGIN { printf("Tracing... Hit Ctrl-C to end.\\n"); }
@@ -87,7 +87,7 @@ function syntheticRecords(event: string, n: number): { eventId: number; data: Ui
   const f = formats.find((x) => `${x.system}/${x.name}` === event) as EventFormat;
   const out = [];
   for (let i = 0; i < n; i++) {
-    const values = event === 'raw_syscalls/sys_enter' ? { id: (i * 7919) % 331 } : { filename: `/usr/bin/tool${i % 97}`, pid: 1000 + i, old_pid: 1000 + i };
+    const values: FieldValues = event === 'raw_syscalls/sys_enter' ? { id: (i * 7919) % 331 } : { filename: `/usr/bin/tool${i % 97}`, pid: 1000 + i, old_pid: 1000 + i };
     out.push({ eventId: f.id, data: makeRecord(f, values, 100 + (i % 50)), timestamp: 1000 * (i + 1), cpu: i % 2 });
   }
   return out;
