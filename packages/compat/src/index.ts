@@ -23,6 +23,7 @@ export {
   type ReadProgramOptions,
   readProgramSpec,
   valueTypeOfBtf,
+  displayHintsOfBtf,
 } from './program-spec.js';
 export {
   type DisplayHint,
@@ -31,6 +32,8 @@ export {
   type Log2Bucketing,
   displayKinds,
   parseDisplayHint,
+  parseDisplayTag,
+  displayTagPrefix,
 } from './display-hint.js';
 export {
   type RuntimeProbe,
