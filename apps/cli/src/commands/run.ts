@@ -85,8 +85,6 @@ export const runCommand: Command = {
     }
     // losses the feed only accounted for at close (the live ring buffer's own counters)
     dispatcher.syncLost(stream.stats);
-    // END probes (a script's) before the maps are read
-    dispatcher.end();
     const records = dispatcher.records;
     const eventsLost = target.lostEvents;
     const lostByCpu = [...dispatcher.lostByCpu];
