@@ -12,7 +12,7 @@ import {
 } from '@probeyard/formats';
 import { type AssembledObject, assemble, encode, IsaError } from '@probeyard/isa';
 import { linkObjectProgram, VerifierError } from '@probeyard/verifier';
-import type { DisplayHint } from './display-hint.js';
+import { type DisplayHint, displayTagPrefix, parseDisplayTag } from './display-hint.js';
 import type { SpecScript } from './script-spec.js';
 import { CompatError } from './errors.js';
 import { type EventLayout, layoutOf } from './event-layout.js';
@@ -188,6 +188,22 @@ function eventTypeOf(btf: BtfSpec, map: string): ValueType | undefined {
   return undefined;
 }
 
+/**
+ * Display hints the object declares on its map variables: BTF declaration tags
+ * `probeyard.display:KIND[,key=value...]` (see {@link parseDisplayTag}), by the tagged VAR's id.
+ * A malformed tag is the object's error (`malformed`, naming the variable).
+ */
+export function displayHintsOfBtf(btf: BtfSpec): Map<number, DisplayHint> {
+  const out = new Map<number, DisplayHint>();
+  for (let id = 1; id < btf.typeCount; id++) {
+    if (btf.kindOf(id) !== 'decl_tag') continue;
+    const t = btf.type(id);
+    if (t.kind !== 'decl_tag' || t.componentIdx !== -1 || !t.name.startsWith(displayTagPrefix)) continue;
+    out.set(t.type, parseDisplayTag(t.name, `of ${btf.nameOf(t.type) || `type ${t.type}`}`));
+  }
+  return out;
+}
+
 /** A BTF type as a {@link ValueType}; undefined for kinds a map layout does not use. */
 export function valueTypeOfBtf(btf: BtfSpec, typeId: number, depth = 0): ValueType | undefined {
   if (depth > MAX_TYPE_DEPTH) return undefined;
@@ -286,6 +302,7 @@ function specOfObject(bytes: Uint8Array, options: ReadProgramOptions): ProgramSp
     fieldRelocations.sort((x, y) => x.insnIndex - y.insnIndex);
     programs.push({ name: p.name, section: p.section, attach: attachOf(p.section, p.attach), instructions: linked.bytes, fieldRelocations });
   }
+  const displayTags = btf === undefined ? new Map<number, DisplayHint>() : displayHintsOfBtf(btf);
   const maps: SpecMap[] = object.maps.map((m) => {
     const out: SpecMap = {
       name: m.name,
@@ -308,6 +325,8 @@ function specOfObject(bytes: Uint8Array, options: ReadProgramOptions): ProgramSp
       const t = eventTypeOf(btf, m.name);
       if (t) out.eventType = t;
     }
+    const display = m.btfVarId === undefined ? undefined : displayTags.get(m.btfVarId);
+    if (display) out.display = display;
     return out;
   });
   const globals: SpecGlobal[] = [];
