@@ -100,6 +100,13 @@ export interface SpecMap {
   readonly?: boolean;
   /** How the map wants to be shown (see {@link DisplayHint}); undefined: decided by convention at run time. */
   display?: DisplayHint;
+  /**
+   * Ring buffers and perf event arrays: the layout of the records the program emits into it,
+   * from the object's BTF struct named `<map>_event`, the map's name without a final `s`
+   * (`events` → `event`), or `event`, whichever exists first (clang emits a struct to BTF only
+   * when a global or a function names it: libbpf-tools declare `struct event *unused_event;`).
+   */
+  eventType?: ValueType;
 }
 
 /** A global data section (`.rodata`, `.data`, `.bss`): initial bytes and variables. */
@@ -168,6 +175,18 @@ function attachOf(section: string, attach: { kind: string; system?: string; even
 }
 
 const MAX_TYPE_DEPTH = 16;
+
+/** The record layout of a ring buffer or perf event array named `map` (see {@link SpecMap.eventType}). */
+function eventTypeOf(btf: BtfSpec, map: string): ValueType | undefined {
+  for (const name of [`${map}_event`, map.replace(/s$/, ''), 'event']) {
+    for (const id of btf.typeIdsByName(name)) {
+      if (btf.kindOf(id) !== 'struct') continue;
+      const t = valueTypeOfBtf(btf, id);
+      if (t) return t;
+    }
+  }
+  return undefined;
+}
 
 /**
  * Display hints the object declares on its map variables: BTF declaration tags
@@ -301,6 +320,10 @@ function specOfObject(bytes: Uint8Array, options: ReadProgramOptions): ProgramSp
     if (btf !== undefined && m.valueTypeId !== undefined) {
       const t = valueTypeOfBtf(btf, m.valueTypeId);
       if (t) out.valueType = t;
+    }
+    if (btf !== undefined && (m.type === 27 || m.type === 4)) {
+      const t = eventTypeOf(btf, m.name);
+      if (t) out.eventType = t;
     }
     const display = m.btfVarId === undefined ? undefined : displayTags.get(m.btfVarId);
     if (display) out.display = display;

@@ -137,6 +137,7 @@ export {
   headerEventText,
 } from './ring-buffer/encode-page.js';
 export { type TraceDatEncodeInput, encodeTraceDat } from './trace-dat/encode-trace-dat.js';
+export { type RelayoutTarget, relayoutTraceDat } from './trace-dat/relayout-trace-dat.js';
 export {
   RingBufferType,
   missedEventsFlag,

@@ -154,7 +154,8 @@ export class EventRuntime {
    */
   runTraceRecord(record: TraceRecordLike): RunStatus {
     this.counters.eventsSeen++;
-    return this.runBytes(record.cpu, record.tsLow, record.tsHigh, record.bytes, record.recordOffset, record.recordLength);
+    // `| 0`: an unsigned half above 2^31 passed as is would be boxed (a heap number per event)
+    return this.runBytes(record.cpu, record.tsLow | 0, record.tsHigh | 0, record.bytes, record.recordOffset, record.recordLength);
   }
 
   /** The allocation-free core: one record as `bytes[byteOffset..+length]`. */
