@@ -33,6 +33,7 @@ import { programList } from './procedures/program/list.js';
 import { programPublish } from './procedures/program/publish.js';
 import { versionGet } from './procedures/version/get.js';
 import { versionList } from './procedures/version/list.js';
+import { versionSpec } from './procedures/version/spec.js';
 import { versionYank } from './procedures/version/yank.js';
 import { tenantCreate } from './procedures/tenant/create.js';
 import { tokenCreate } from './procedures/token/create.js';
@@ -66,7 +67,7 @@ export const appRouter = router({
   deployment: router({ create: deploymentCreate, list: deploymentList, get: deploymentGet, stop: deploymentStop, outputs: deploymentOutputs }),
   kernel: router({ list: kernelList, get: kernelGet, upload: kernelUpload, diff: kernelDiff }),
   program: router({ list: programList, get: programGet, publish: programPublish }),
-  version: router({ list: versionList, get: versionGet, yank: versionYank }),
+  version: router({ list: versionList, get: versionGet, spec: versionSpec, yank: versionYank }),
   compat: router({ matrix: compatMatrixProcedure, job: compatJob, jobs: compatJobs }),
 });
 
