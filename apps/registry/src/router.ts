@@ -27,6 +27,10 @@ import { memberRemove } from './procedures/member/remove.js';
 import { memberSetRole } from './procedures/member/set-role.js';
 import { compatJob, compatJobs } from './procedures/compat/job.js';
 import { compatMatrixProcedure } from './procedures/compat/matrix.js';
+import { compatCellProcedure } from './procedures/compat/cell.js';
+import { compatGridProcedure } from './procedures/compat/grid.js';
+import { kernelEvents } from './procedures/kernel/events.js';
+import { kernelFormat } from './procedures/kernel/format.js';
 import { kernelDiff } from './procedures/kernel/diff.js';
 import { programGet } from './procedures/program/get.js';
 import { programList } from './procedures/program/list.js';
@@ -65,10 +69,10 @@ export const appRouter = router({
     uploadOutputs: agentUploadOutputs,
   }),
   deployment: router({ create: deploymentCreate, list: deploymentList, get: deploymentGet, stop: deploymentStop, outputs: deploymentOutputs }),
-  kernel: router({ list: kernelList, get: kernelGet, upload: kernelUpload, diff: kernelDiff }),
+  kernel: router({ list: kernelList, get: kernelGet, upload: kernelUpload, diff: kernelDiff, events: kernelEvents, format: kernelFormat }),
   program: router({ list: programList, get: programGet, publish: programPublish }),
   version: router({ list: versionList, get: versionGet, spec: versionSpec, yank: versionYank }),
-  compat: router({ matrix: compatMatrixProcedure, job: compatJob, jobs: compatJobs }),
+  compat: router({ matrix: compatMatrixProcedure, grid: compatGridProcedure, cell: compatCellProcedure, job: compatJob, jobs: compatJobs }),
 });
 
 /** The router's type: the only thing of the registry the CLI, agent and web app import (type-only). */

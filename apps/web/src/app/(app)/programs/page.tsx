@@ -18,7 +18,7 @@ export default async function ProgramsPage({ searchParams }: { searchParams: Sea
   return (
     <>
       <h1>Programs</h1>
-      <form className="toolbar" role="search" action="/programs">
+      <form className="toolbar" action="/programs" aria-label="Filter programs">
         <label htmlFor="q">
           Search
           <input id="q" name="q" type="search" defaultValue={sp.q ?? ''} placeholder="name or description" />

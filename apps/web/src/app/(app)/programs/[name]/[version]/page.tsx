@@ -30,7 +30,8 @@ function ListingView({ l }: { l: Listing }) {
       {l.error ? (
         <p className="alert alert-error">{l.error}</p>
       ) : (
-        <pre className="listing" tabIndex={0} aria-label={`Annotated disassembly of ${l.program}`}>
+        <figure aria-label={`Annotated disassembly of ${l.program}`} className="listing-figure">
+        <pre className="listing">
           {l.lines.map((line) => (
             <span key={line.insnIndex}>
               <span className="idx">{String(line.insnIndex).padStart(4, ' ')}: </span>
@@ -45,6 +46,7 @@ function ListingView({ l }: { l: Listing }) {
             </span>
           ))}
         </pre>
+        </figure>
       )}
     </section>
   );
