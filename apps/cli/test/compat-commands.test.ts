@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { openTraceDatFile } from '@probeyard/formats/node';
 import { findField, readFieldString } from '@probeyard/formats';
 import { describe, expect, it } from 'vitest';
-import { formatHistogram } from '../src/commands/run.js';
 import { type CliIo, run } from '../src/main.js';
 import { examplesDir, kernelDir } from './compat-fixtures.js';
 
@@ -111,19 +110,17 @@ describe('probeyard diff-formats', () => {
 });
 
 describe('probeyard run', () => {
-  it('draws a log2 histogram as bpftrace does', () => {
-    const counts = new Array<bigint>(64).fill(0n);
-    counts[1] = 2n;
-    counts[3] = 4n;
-    counts[10] = 1n;
-    const text = formatHistogram('usecs', counts);
-    expect(text.split('\n').slice(0, 4)).toEqual([
-      '@usecs:',
-      `[2, 4)                     2 |${'@'.repeat(26).padEnd(52)}|`,
-      `[4, 8)                     0 |${''.padEnd(52)}|`,
-      `[8, 16)                    4 |${'@'.repeat(52)}|`,
-    ]);
-    expect(text).toContain(`[1K, 2K)                   1 |${'@'.repeat(13).padEnd(52)}|`);
+  it('draws runqlat\'s 64-slot array as a log2 histogram and the hash maps as sorted counts (packages/runtime)', async () => {
+    const r = await cli('run', example('runqlat'), '--feed', join(examplesDir, '..', 'recordings', 'sched-small.dat'));
+    expect(r.code).toBe(0);
+    const lines = r.out.split('\n');
+    expect(lines[0]).toBe('@runq_usecs: ');
+    expect(lines[1]).toBe('[0, 2)                26 |@@@@@@@@@@@@@@@@@@@@@                               |');
+    expect(lines[3]).toBe(`[4, 8)                64 |${'@'.repeat(52)}|`);
+    const counts = lines.filter((l) => l.startsWith('@start['));
+    const values = counts.map((l) => BigInt(l.split(': ')[1]!));
+    expect(values).toEqual([...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    expect(r.err).toContain('relocated for this feed\'s kernel; 869 records');
   });
 
   it.skipIf(!existsSync(traceDat))('switchcomm over the corpus trace.dat counts next_comm as the records say', async () => {
@@ -132,7 +129,9 @@ describe('probeyard run', () => {
     const j = JSON.parse(r.out);
     expect(j.verdict.status).toBe('compatible');
     expect(j.counters[0]).toMatchObject({ faults: 0, budgetExhaustions: 0 });
-    const got = new Map<string, number>(j.maps[0].entries.map((e: { key: { s: string }; values: number[] }) => [e.key.s, e.values[0]]));
+    expect(j.eventsLost).toBe(0);
+    expect(j.maps[0]).toMatchObject({ name: 'switches', type: 'hash', display: { kind: 'counts', source: 'convention' }, truncated: 0 });
+    const got = new Map<string, number>(j.maps[0].entries.map((e: { key: { s: string }; value: number }) => [e.key.s, e.value]));
     // independent count with packages/formats
     const file = openTraceDatFile(traceDat);
     const want = new Map<string, number>();

@@ -4,7 +4,7 @@
 // compat may not depend on packages/vm; the CLI joins them.)
 import { checkCompat, profileFormat } from '@probeyard/compat';
 import { describe, expect, it } from 'vitest';
-import { loadSpec } from '../src/commands/run.js';
+import { loadSpec } from '@probeyard/runtime';
 import { exampleSpec, fixtureProfile, objectSpec, recordOf } from './compat-fixtures.js';
 
 function lastSeen(runner: ReturnType<typeof loadSpec>) {

@@ -32,6 +32,14 @@ export {
   displayKinds,
   parseDisplayHint,
 } from './display-hint.js';
+export {
+  type RuntimeProbe,
+  type ScriptAction,
+  type ScriptPrintfArg,
+  type SpecScript,
+  runtimeProbeOf,
+  runtimeProbeSection,
+} from './script-spec.js';
 export { type ProgramSpecJson, specToJson, specFromJson } from './spec-json.js';
 export {
   ABI_TAG,

@@ -13,6 +13,7 @@ import {
 import { type AssembledObject, assemble, encode, IsaError } from '@probeyard/isa';
 import { linkObjectProgram, VerifierError } from '@probeyard/verifier';
 import type { DisplayHint } from './display-hint.js';
+import type { SpecScript } from './script-spec.js';
 import { CompatError } from './errors.js';
 import { type EventLayout, layoutOf } from './event-layout.js';
 
@@ -22,8 +23,8 @@ export type SpecAttach = { kind: 'tracepoint'; system: string; event: string } |
 /** Kinds of field relocations (libbpf's `BPF_CORE_FIELD_*`; assembly symbols are `byte-offset`). */
 export type FieldRelocationKind = 'byte-offset' | 'byte-size' | 'exists' | 'signed' | 'lshift-u64' | 'rshift-u64';
 
-/** Where the name of an accessed field came from, best first. */
-export type FieldNameSource = 'core' | 'asm' | 'verifier';
+/** Where the name of an accessed field came from, best first (`script`: compiled from a script's `args.FIELD`). */
+export type FieldNameSource = 'core' | 'asm' | 'script' | 'verifier';
 
 /** The field as the program was built for it (top-level field of the record). */
 export interface BuiltField {
@@ -38,12 +39,13 @@ export interface BuiltField {
 
 /**
  * One instruction whose operand depends on an event's layout, named: a CO-RE relocation against
- * `struct trace_event_raw_<event>`, or a symbolic operand `[r1 + event.field]` of assembly.
+ * `struct trace_event_raw_<event>`, a symbolic operand `[r1 + event.field]` of assembly, or a
+ * script's `args.FIELD` (packages/script: always a field of the program's own attach event).
  */
 export interface SpecFieldRelocation {
   /** Instruction (slot) index in the program's linked instructions. */
   insnIndex: number;
-  source: 'core' | 'asm';
+  source: 'core' | 'asm' | 'script';
   kind: FieldRelocationKind;
   /** Event name as the struct or symbol names it (`sched_switch`), no system. */
   event: string;
@@ -115,8 +117,8 @@ export interface SpecGlobal {
  * `-target bpf`) or a Probeyard assembly file. Parse only: nothing here depends on a kernel.
  */
 export interface ProgramSpec {
-  /** What the original bytes were. */
-  sourceKind: 'elf' | 'asm';
+  /** What the original bytes were (`script`: a script compiled by packages/script). */
+  sourceKind: 'elf' | 'asm' | 'script';
   /** SHA-256 (hex) of the original bytes. */
   digest: string;
   byteLength: number;
@@ -135,6 +137,8 @@ export interface ProgramSpec {
    * event's layout is byte-identical.
    */
   pinnedLayouts: Record<string, string>;
+  /** Present for a program compiled from a script: its text, runtime probes and output actions. */
+  script?: SpecScript;
 }
 
 /** Options of {@link readProgramSpec}. */

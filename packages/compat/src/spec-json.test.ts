@@ -4,6 +4,7 @@ import { exampleSpec } from '../test/fixtures.js';
 import { CompatError } from './errors.js';
 import { readProgramSpec } from './program-spec.js';
 import type { ProgramSpec, ValueType } from './program-spec.js';
+import type { ScriptAction } from './script-spec.js';
 import { specFromJson, specToJson } from './spec-json.js';
 
 const roundTrip = (spec: ProgramSpec) => specFromJson(JSON.parse(JSON.stringify(specToJson(spec))));
@@ -32,8 +33,19 @@ describe('specToJson / specFromJson', () => {
     ),
   })).t;
 
+  const action: fc.Arbitrary<ScriptAction> = fc.oneof(
+    fc.record({
+      kind: fc.constant('printf' as const),
+      format: fc.string(),
+      args: fc.array(fc.record({ byteOffset: fc.nat(512), type: valueType }), { maxLength: 3 }),
+    }),
+    fc.record({ kind: fc.constant('print' as const), map: fc.constant(0), top: fc.nat(10), div: fc.nat(10) }),
+    fc.record({ kind: fc.constantFrom('clear' as const, 'zero' as const), map: fc.constant(0) }),
+    fc.record({ kind: fc.constant('exit' as const) }),
+  );
+
   const spec: fc.Arbitrary<ProgramSpec> = fc.record({
-    sourceKind: fc.constantFrom('elf' as const, 'asm' as const),
+    sourceKind: fc.constantFrom('elf' as const, 'asm' as const, 'script' as const),
     digest: fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Buffer.from(b).toString('hex')),
     byteLength: fc.nat(),
     license: fc.option(fc.string(), { nil: undefined }),
@@ -53,7 +65,7 @@ describe('specToJson / specFromJson', () => {
         fieldRelocations: fc.array(
           fc.record({
             insnIndex: fc.nat(100),
-            source: fc.constantFrom('core' as const, 'asm' as const),
+            source: fc.constantFrom('core' as const, 'asm' as const, 'script' as const),
             kind: fc.constantFrom('byte-offset' as const, 'byte-size' as const, 'exists' as const, 'signed' as const),
             event: fc.string(),
             flavor: fc.string(),
@@ -124,7 +136,13 @@ describe('specToJson / specFromJson', () => {
       { maxLength: 2 },
     ),
     pinnedLayouts: fc.dictionary(fc.string().filter((k) => k !== '__proto__'), fc.string()),
-  });
+  }).chain((s) =>
+    s.maps.length === 0
+      ? fc.constant(s)
+      : fc
+          .option(fc.record({ source: fc.string(), outputMap: fc.constant(0), actions: fc.array(action, { maxLength: 4 }) }), { nil: undefined })
+          .map((script) => (script === undefined ? s : { ...s, script })),
+  );
 
   it('specFromJson(specToJson(s)) equals s for any spec (fast-check)', () => {
     fc.assert(
@@ -139,6 +157,8 @@ describe('specToJson / specFromJson', () => {
     ['not json', '{', /program spec json/],
     ['wrong version', { version: 2 }, /spec\.version: want 1/],
     ['odd hex', { ...base(), programs: [{ name: 'p', section: 's', attach: { kind: 'other', section: 's' }, instructions: 'abc', fieldRelocations: [] }] }, /instructions: not a hex string/],
+    ['a script action naming a map that is not there', { ...base(), script: { source: '', outputMap: -1, actions: [{ kind: 'clear', map: 3 }] } }, /actions\[0\]\.map: map 3 is not one of the 0 maps/],
+    ['an unknown script action', { ...base(), script: { source: '', outputMap: -1, actions: [{ kind: 'system' }] } }, /actions\[0\]\.kind: unknown 'system'/],
     ['bad relocation kind', { ...base(), programs: [{ name: 'p', section: 's', attach: { kind: 'other', section: 's' }, instructions: '', fieldRelocations: [{ kind: 'nope' }] }] }, /fieldRelocations\[0\]\.kind: unknown 'nope'/],
   ])('refuses %s with a malformed CompatError', (_name, json, message) => {
     let err: unknown;

@@ -2,11 +2,12 @@ import { parseDisplayHint } from './display-hint.js';
 import { CompatError } from './errors.js';
 import type { EventLayout, LayoutField } from './event-layout.js';
 import type { BuiltField, ProgramSpec, SpecAttach, SpecFieldRelocation, SpecGlobal, SpecMap, SpecProgram, ValueType } from './program-spec.js';
+import type { ScriptAction, SpecScript } from './script-spec.js';
 
 /** The JSON form of a {@link ProgramSpec}: byte arrays as lowercase hex, everything else as is. */
 export interface ProgramSpecJson {
   version: 1;
-  sourceKind: 'elf' | 'asm';
+  sourceKind: 'elf' | 'asm' | 'script';
   digest: string;
   byteLength: number;
   license: string | null;
@@ -15,6 +16,7 @@ export interface ProgramSpecJson {
   globals: (Omit<SpecGlobal, 'bytes'> & { bytes?: string })[];
   buildLayouts: EventLayout[];
   pinnedLayouts: Record<string, string>;
+  script?: SpecScript;
 }
 
 const hexOf = (b: Uint8Array) => {
@@ -54,6 +56,7 @@ export function specToJson(spec: ProgramSpec): ProgramSpecJson {
     }),
     buildLayouts: structuredClone(spec.buildLayouts),
     pinnedLayouts: { ...spec.pinnedLayouts },
+    ...(spec.script === undefined ? {} : { script: structuredClone(spec.script) }),
   };
 }
 
@@ -125,7 +128,7 @@ function relocation(v: unknown, what: string): SpecFieldRelocation {
   const kind = str(o, 'kind', what);
   if (!relocationKinds.has(kind)) throw bad(`${what}.kind: unknown '${kind}'`);
   const source = str(o, 'source', what);
-  if (source !== 'core' && source !== 'asm') throw bad(`${what}.source: unknown '${source}'`);
+  if (source !== 'core' && source !== 'asm' && source !== 'script') throw bad(`${what}.source: unknown '${source}'`);
   let built: BuiltField | undefined;
   if (o.built !== null && o.built !== undefined) {
     const b = obj(o.built, `${what}.built`);
@@ -185,7 +188,7 @@ export function specFromJson(json: unknown): ProgramSpec {
   const o = obj(root, 'spec');
   if (o.version !== 1) throw bad(`spec.version: want 1, got ${String(o.version)}`);
   const sourceKind = str(o, 'sourceKind', 'spec');
-  if (sourceKind !== 'elf' && sourceKind !== 'asm') throw bad(`spec.sourceKind: unknown '${sourceKind}'`);
+  if (sourceKind !== 'elf' && sourceKind !== 'asm' && sourceKind !== 'script') throw bad(`spec.sourceKind: unknown '${sourceKind}'`);
   const license = o.license === null ? undefined : str(o, 'license', 'spec');
   const programs: SpecProgram[] = arr(o, 'programs', 'spec').map((v, i) => {
     const w = `spec.programs[${i}]`;
@@ -242,7 +245,7 @@ export function specFromJson(json: unknown): ProgramSpec {
     if (typeof v !== 'string') throw bad(`spec.pinnedLayouts.${k}: want a string`);
     pinnedLayouts[k] = v;
   }
-  return {
+  const spec: ProgramSpec = {
     sourceKind,
     digest: str(o, 'digest', 'spec'),
     byteLength: int(o, 'byteLength', 'spec'),
@@ -252,5 +255,47 @@ export function specFromJson(json: unknown): ProgramSpec {
     globals,
     buildLayouts: arr(o, 'buildLayouts', 'spec').map((v, i) => layout(v, `spec.buildLayouts[${i}]`)),
     pinnedLayouts,
+  };
+  if (o.script !== undefined) spec.script = script(o.script, maps.length);
+  return spec;
+}
+
+function mapIndex(o: Obj, key: string, what: string, mapCount: number, allowNone = false): number {
+  const i = int(o, key, what);
+  if ((i < 0 || i >= mapCount) && !(allowNone && i === -1)) throw bad(`${what}.${key}: map ${i} is not one of the ${mapCount} maps`);
+  return i;
+}
+
+function action(v: unknown, what: string, mapCount: number): ScriptAction {
+  const o = obj(v, what);
+  switch (o.kind) {
+    case 'printf':
+      return {
+        kind: 'printf',
+        format: str(o, 'format', what),
+        args: arr(o, 'args', what).map((a, i) => {
+          const w = `${what}.args[${i}]`;
+          const ao = obj(a, w);
+          return { byteOffset: int(ao, 'byteOffset', w), type: valueType(ao.type, `${w}.type`) };
+        }),
+      };
+    case 'print':
+      return { kind: 'print', map: mapIndex(o, 'map', what, mapCount), top: int(o, 'top', what), div: int(o, 'div', what) };
+    case 'clear':
+    case 'zero':
+      return { kind: o.kind, map: mapIndex(o, 'map', what, mapCount) };
+    case 'exit':
+      return { kind: 'exit' };
+    default:
+      throw bad(`${what}.kind: unknown '${String(o.kind)}'`);
+  }
+}
+
+function script(v: unknown, mapCount: number): SpecScript {
+  const o = obj(v, 'spec.script');
+  return {
+    source: str(o, 'source', 'spec.script'),
+    outputMap: mapIndex(o, 'outputMap', 'spec.script', mapCount, true),
+    actions: arr(o, 'actions', 'spec.script').map((a, i) => action(a, `spec.script.actions[${i}]`, mapCount)),
   };
 }

@@ -3,6 +3,7 @@ import { applyFixups, computeFixups, type FixupPlan, type UnresolvedKind } from 
 import type { KernelProfile } from './kernel-profile.js';
 import { mapDefsOf } from './manifest.js';
 import type { ProgramSpec } from './program-spec.js';
+import { runtimeProbeOf } from './script-spec.js';
 
 /** The verdict of one (spec, profile) pair, from best to worst. */
 export type VerdictStatus = 'compatible' | 'relocated' | 'incompatible' | 'unknown';
@@ -57,7 +58,9 @@ export function worseStatus(a: VerdictStatus, b: VerdictStatus): VerdictStatus {
 /**
  * Computes whether `spec` runs on the kernel of `profile`: relocates every program (compute then
  * apply fixups), verifies each again with the profile's format of its event as the context layout,
- * and names every reason it cannot run. `unknown` when the profile lacks an attach event.
+ * and names every reason it cannot run. `unknown` when the profile lacks an attach event. A
+ * runtime probe (a script's BEGIN, END, interval: {@link runtimeProbeOf}) runs on every kernel
+ * the verifier accepts it for.
  */
 export function checkCompat(spec: ProgramSpec, profile: KernelProfile): Verdict {
   const plan = computeFixups(spec, profile);
@@ -68,6 +71,16 @@ export function checkCompat(spec: ProgramSpec, profile: KernelProfile): Verdict 
     const reasons: VerdictReason[] = [];
     const changes = pf.fixups.filter((f) => f.action === 'patch' && f.changed && f.access.kind === 'byte-offset').map((f) => f.text);
     const absentFields = pf.fixups.filter((f) => f.action === 'patch' && f.access.kind === 'exists' && f.after.imm === 0).map((f) => f.access.field);
+    if (pf.event === undefined && runtimeProbeOf(program.attach) !== undefined) {
+      // BEGIN, END, interval: fired by the runtime on any kernel; only the verifier decides
+      const result = verify(program.instructions, { maps: mapDefsOf(relocated), context: { kind: 'tracepoint' } });
+      const d = result.diagnostics[0];
+      const reasons: VerdictReason[] = result.ok
+        ? []
+        : [{ kind: 'verifier-rejected', program: pf.program, event: program.section, insnIndex: d?.insnIndex, diagnostics: result.diagnostics, text: `${pf.program}: verifier: ${d === undefined ? 'rejected' : `insn ${d.insnIndex} (${d.insnText}): ${d.message}`}` }];
+      programs.push({ program: pf.program, event: undefined, status: result.ok ? 'compatible' : 'incompatible', reasons, changes, absentFields });
+      continue;
+    }
     if (pf.event === undefined) {
       const text = `${pf.program}: attaches to ${program.section}, not a tracepoint`;
       programs.push({ program: pf.program, event: undefined, status: 'unknown', reasons: [{ kind: 'unsupported-attach', program: pf.program, event: program.section, text }], changes, absentFields });

@@ -28,6 +28,12 @@ export interface RecordStreamStats {
   lostEvents: number;
   /** Pages that reported lost events without a count. */
   lostUnknown: number;
+  /**
+   * Events lost per CPU (index = CPU): stored counts, plus one for each page that reported a loss
+   * without a count (a lower bound), or, on the live feed, the ring buffer's own per-CPU
+   * accounting (`per_cpu/cpuN/stats`: overrun, commit overrun, dropped events) when that is larger.
+   */
+  lostByCpu: number[];
 }
 
 /**
@@ -78,8 +84,15 @@ export class CountingBatch<F extends RecordEventFormat> implements RecordBatch<F
     this.left--;
     this.stats.records++;
     if (r.missedEvents !== 0) {
-      if (r.missedEvents > 0) this.stats.lostEvents += r.missedEvents;
-      else this.stats.lostUnknown++;
+      const by = this.stats.lostByCpu;
+      while (by.length <= r.cpu) by.push(0);
+      if (r.missedEvents > 0) {
+        this.stats.lostEvents += r.missedEvents;
+        by[r.cpu]! += r.missedEvents;
+      } else {
+        this.stats.lostUnknown++;
+        by[r.cpu]!++;
+      }
     }
     return r;
   }
@@ -101,7 +114,7 @@ export function traceDatRecordStream<F extends RecordEventFormat>(
   options: TraceDatStreamOptions = {},
 ): RecordStream<F> {
   const dat = reader.dat;
-  const stats: RecordStreamStats = { records: 0, lostEvents: 0, lostUnknown: 0 };
+  const stats: RecordStreamStats = { records: 0, lostEvents: 0, lostUnknown: 0, lostByCpu: new Array<number>(dat.cpuCount).fill(0) };
   const batchSize = options.batchSize ?? 65536;
   let closed = false;
   return {

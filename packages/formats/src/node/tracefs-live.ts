@@ -222,7 +222,7 @@ export function openTracefsStream(options: TracefsStreamOptions): TracefsRecordS
     const subBuffer = headerPage.subBufferSize;
     const maxPages = options.maxSubBuffersPerPoll ?? 64;
     const pollMs = options.pollIntervalMs ?? 25;
-    const stats: RecordStreamStats = { records: 0, lostEvents: 0, lostUnknown: 0 };
+    const stats: RecordStreamStats = { records: 0, lostEvents: 0, lostUnknown: 0, lostByCpu: new Array<number>(Math.max(0, ...cpus) + 1).fill(0) };
     const pageReaders = cpus.map((cpu) => {
       const pr = new PageReader<EventFormat>(headerPage, true);
       pr.record.cpu = cpu;

@@ -1,0 +1,250 @@
+import type { RecordBatch, RecordStream, RecordStreamStats, TraceRecord } from '@probeyard/formats';
+import { type EventRuntime, RunStatus } from '@probeyard/vm';
+import { RuntimeError } from './errors.js';
+import type { LoadedSpec } from './load-spec.js';
+
+/** What the dispatcher counted for one target since it was attached (cumulative per run). */
+export interface TargetCounters {
+  /** Records of the target's events dispatched to it (once per record, however many of its programs ran). */
+  eventsSeen: number;
+  /** Program runs. */
+  runs: number;
+  instructions: number;
+  faults: number;
+  budgetExhaustions: number;
+  /**
+   * Events the feed lost while the target was attached (ring-buffer overruns, per CPU, as the
+   * feed reported them): a lost record could have been any enabled event, so a loss counts for
+   * every target attached when it is reported.
+   */
+  lostEvents: number;
+  /** Time spent running the target's programs, ns. */
+  cpuNs: number;
+  /** Outputs (ring buffer, perf, printk) dropped over the output queue's bounds. */
+  outputsDropped: number;
+}
+
+/** A run that faulted: where, why, and the record it ran on (a copy). */
+export interface TargetFault {
+  program: string;
+  insnIndex: number | undefined;
+  insnText: string | undefined;
+  message: string;
+  /** `budget-exhausted` or `fault`. */
+  code: string;
+  record: { eventId: number; cpu: number; timeNs: string; hex: string };
+}
+
+/** One target attached to a {@link Dispatcher}. */
+export class AttachedTarget {
+  readonly id: string;
+  readonly loaded: LoadedSpec;
+  /** Records dispatched to this target. */
+  eventsSeen = 0;
+  /** Lost events attributed to this target. */
+  lostEvents = 0;
+  /** Faults since attach (also in the runtimes' counters). */
+  faultCount = 0;
+  /** The most recent fault, with its record. */
+  lastFault: TargetFault | undefined;
+  /** Set by {@link Dispatcher.detach}. */
+  detached = false;
+
+  constructor(id: string, loaded: LoadedSpec) {
+    this.id = id;
+    this.loaded = loaded;
+  }
+
+  /** The target's counters (sums over its programs' runtimes). */
+  get counters(): TargetCounters {
+    const c: TargetCounters = {
+      eventsSeen: this.eventsSeen,
+      runs: 0,
+      instructions: 0,
+      faults: 0,
+      budgetExhaustions: 0,
+      lostEvents: this.lostEvents,
+      cpuNs: 0,
+      outputsDropped: this.loaded.outputs.droppedTotal,
+    };
+    for (const p of this.loaded.programs) {
+      const r = p.runtime.counters;
+      c.runs += r.runs;
+      c.instructions += r.instructions;
+      c.faults += r.faults;
+      c.budgetExhaustions += r.budgetExhaustions;
+      c.cpuNs += r.timeNs;
+    }
+    c.cpuNs = Math.round(c.cpuNs);
+    return c;
+  }
+}
+
+/** The programs of one target attached to one event id. */
+interface Attachment {
+  target: AttachedTarget;
+  runtimes: readonly EventRuntime[];
+  names: readonly string[];
+}
+
+const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+
+/** Options of {@link Dispatcher.run}. */
+export interface DispatchRunOptions {
+  /** Stops after the batch during which it is aborted. */
+  signal?: AbortSignal;
+  /** Called after each batch (snapshots, flushes, deadlines); may attach or detach targets. */
+  onBatch?: () => void | Promise<void>;
+}
+
+/**
+ * Runs many loaded programs (many targets, each its own VM and maps) over one record stream:
+ * each record goes, by event id, to the programs attached to that id, in time order. Targets
+ * attach and detach at any time, also while a stream is being dispatched (the dispatch table is
+ * replaced, never mutated under a running batch). Per-target counters; lost events of the feed
+ * are attributed to the targets attached when they are reported. Nothing is allocated per record.
+ */
+export class Dispatcher {
+  private readonly targets = new Map<string, AttachedTarget>();
+  /** event id → attachments (a new array on every change). */
+  private table: (Attachment[] | undefined)[] = [];
+  private lostSeen: number[] = [];
+  /** Records dispatched (all of them, attached or not). */
+  records = 0;
+  /** Timestamp halves of the last record seen (ns). */
+  lastTsHigh = 0;
+  lastTsLow = 0;
+
+  /** Attaches a loaded spec as target `id` (a new id; detach first to replace). */
+  attach(id: string, loaded: LoadedSpec): AttachedTarget {
+    if (this.targets.has(id)) throw new RuntimeError('malformed', `attach ${id}: a target with this id is attached`);
+    const t = new AttachedTarget(id, loaded);
+    this.targets.set(id, t);
+    this.rebuild();
+    return t;
+  }
+
+  /** Detaches target `id`; returns it (with its final counters), or undefined when unknown. */
+  detach(id: string): AttachedTarget | undefined {
+    const t = this.targets.get(id);
+    if (!t) return undefined;
+    this.targets.delete(id);
+    t.detached = true;
+    this.rebuild();
+    return t;
+  }
+
+  target(id: string): AttachedTarget | undefined {
+    return this.targets.get(id);
+  }
+
+  /** Attached targets, in attach order. */
+  attached(): AttachedTarget[] {
+    return [...this.targets.values()];
+  }
+
+  /** The union of `system/event`s the attached targets need, sorted (what a live feed enables). */
+  events(): string[] {
+    const s = new Set<string>();
+    for (const t of this.targets.values()) for (const e of t.loaded.events) s.add(e);
+    return [...s].sort();
+  }
+
+  /** The last record's trace time, ns, as a decimal string (it exceeds 2^53). */
+  get traceTimeNs(): string {
+    return ((BigInt(this.lastTsHigh) << 32n) | BigInt(this.lastTsLow)).toString();
+  }
+
+  private rebuild(): void {
+    const table: (Attachment[] | undefined)[] = [];
+    for (const t of this.targets.values()) {
+      const byId = new Map<number, { runtimes: EventRuntime[]; names: string[] }>();
+      for (const p of t.loaded.programs) {
+        if (p.eventId === undefined) continue;
+        const e = byId.get(p.eventId) ?? { runtimes: [], names: [] };
+        e.runtimes.push(p.runtime);
+        e.names.push(p.name);
+        byId.set(p.eventId, e);
+      }
+      for (const [id, e] of byId) (table[id] ??= []).push({ target: t, runtimes: e.runtimes, names: e.names });
+    }
+    this.table = table;
+  }
+
+  /** Runs one batch of records synchronously; returns the records read. */
+  dispatch(batch: RecordBatch): number {
+    let n = 0;
+    for (let r = batch.next(); r !== undefined; r = batch.next()) {
+      n++;
+      this.dispatchRecord(r);
+    }
+    return n;
+  }
+
+  /** Runs the programs attached to one record's event id (the path {@link dispatch} takes per record). */
+  dispatchRecord(r: TraceRecord): void {
+    this.records++;
+    this.lastTsHigh = r.tsHigh;
+    this.lastTsLow = r.tsLow;
+    const list = this.table[r.eventId];
+    if (list === undefined) return;
+    for (let i = 0; i < list.length; i++) {
+      const a = list[i]!;
+      a.target.eventsSeen++;
+      const runtimes = a.runtimes;
+      for (let j = 0; j < runtimes.length; j++) {
+        const status = runtimes[j]!.runTraceRecord(r);
+        if (status !== RunStatus.ok) this.noteFault(a, j, r);
+      }
+    }
+  }
+
+  private noteFault(a: Attachment, j: number, r: TraceRecord): void {
+    const vm = a.runtimes[j]!.vm;
+    const f = vm.fault;
+    a.target.faultCount++;
+    a.target.lastFault = {
+      program: a.names[j]!,
+      insnIndex: f?.pc,
+      insnText: f?.insnText,
+      message: f?.message ?? 'fault',
+      code: f?.code ?? 'fault',
+      record: { eventId: r.eventId, cpu: r.cpu, timeNs: r.timestamp().toString(), hex: hex(r.bytes.subarray(r.recordOffset, r.recordOffset + r.recordLength)) },
+    };
+  }
+
+  /**
+   * Attributes the feed's losses reported since the last call (`stats.lostByCpu`) to every
+   * attached target; returns the events newly lost.
+   */
+  syncLost(stats: RecordStreamStats): number {
+    let delta = 0;
+    const byCpu = stats.lostByCpu;
+    for (let c = 0; c < byCpu.length; c++) {
+      const now = byCpu[c] ?? 0;
+      const d = now - (this.lostSeen[c] ?? 0);
+      if (d > 0) delta += d;
+      this.lostSeen[c] = now;
+    }
+    if (delta > 0) for (const t of this.targets.values()) t.lostEvents += delta;
+    return delta;
+  }
+
+  /** Events lost per CPU so far, as last synced from the feed. */
+  get lostByCpu(): readonly number[] {
+    return this.lostSeen;
+  }
+
+  /**
+   * Dispatches a whole stream: batch after batch, attributing lost events after each, until the
+   * stream ends or `signal` is aborted. Does not close the stream.
+   */
+  async run(stream: RecordStream, options: DispatchRunOptions = {}): Promise<void> {
+    for await (const batch of stream) {
+      this.dispatch(batch);
+      this.syncLost(stream.stats);
+      if (options.onBatch) await options.onBatch();
+      if (options.signal?.aborted) break;
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import { profileFormat } from '@probeyard/compat';
+import { describe, expect, it } from 'vitest';
+import { asmSpec, exampleSpec, fixtureProfile, recordOf } from '../test/fixtures.js';
+import { loadForProfile, loadSpec, mapMemoryBytes } from './load-spec.js';
+
+describe('loadForProfile', () => {
+  it('relocates runqlat for 3.10.49, loads it on the compiled tier and says what moved', async () => {
+    const out = loadForProfile(await exampleSpec('runqlat'), await fixtureProfile('android-3.10.49'));
+    if (!out.ok) throw new Error(`not loaded: ${out.status}`);
+    expect(out.status).toBe('relocated');
+    expect(out.changes).toEqual(['on_switch: next_pid: offset 56 → 52']);
+    expect(out.loaded.programs.map((p) => [p.name, p.event, p.runtime.counters.tier])).toEqual([
+      ['on_wakeup', 'sched/sched_wakeup', 'compiled'],
+      ['on_switch', 'sched/sched_switch', 'compiled'],
+    ]);
+    expect(out.loaded.events).toEqual(['sched/sched_wakeup', 'sched/sched_switch']);
+    expect(out.loaded.displays).toEqual([
+      { kind: 'counts', source: 'convention' },
+      { kind: 'log2-histogram', bucket: 'libbpf-tools', unit: 'us', source: 'convention' },
+    ]);
+  });
+
+  it('runs the relocated program on records laid out for that kernel', async () => {
+    const profile = await fixtureProfile('android-3.10.49');
+    const out = loadForProfile(await exampleSpec('syscount'), profile);
+    if (!out.ok) throw new Error(out.status);
+    const f = profileFormat(profile, 'raw_syscalls/sys_enter')!;
+    for (const id of [3, 3, 64]) expect(out.loaded.runRecord(f.id, { cpu: 0, timestamp: 1, data: recordOf(f, { id }) })).toBe(1);
+    expect(out.loaded.runRecord(f.id + 1, { cpu: 0, timestamp: 1, data: recordOf(f, { id: 9 }) })).toBe(0);
+    const counts = out.loaded.snapshot()[0]!.entries.map((e) => [e.typedKey, e.typedValues![0]]);
+    expect(new Map(counts as [number, bigint][])).toEqual(new Map([[3, 2n], [64, 1n]]));
+  });
+
+  it('refuses forkcomm on 6.18 naming the field and why, and loads nothing', async () => {
+    const out = loadForProfile(await exampleSpec('forkcomm'), await fixtureProfile('linux-6.18'));
+    expect(out.ok).toBe(false);
+    if (out.ok || out.status !== 'refused') throw new Error(out.status);
+    expect(out.reasons).toHaveLength(1);
+    expect(out.reasons[0]).toMatchObject({ kind: 'became-dynamic', program: 'count_forks', event: 'sched/sched_process_fork', field: 'parent_comm' });
+    expect(out.reasons[0]!.text).toContain('parent_comm');
+  });
+
+  it('refuses a program whose event the kernel lacks (event-missing)', async () => {
+    const spec = await asmSpec(`.license "GPL"
+.section tracepoint/nosuch/event
+main:
+  r0 = 0
+  exit
+`);
+    const out = loadForProfile(spec, await fixtureProfile('android-3.4.0'));
+    if (out.ok || out.status !== 'refused') throw new Error(out.status);
+    expect(out.reasons).toEqual([{ kind: 'event-missing', program: 'main', event: 'nosuch/event', text: 'main: event nosuch/event is not in this profile' }]);
+  });
+
+  it('a spec that verifies but cannot be created is failed, naming the map', async () => {
+    const spec = await asmSpec(`.license "GPL"
+.map rb ringbuf entries=1000
+.section tracepoint/raw_syscalls/sys_enter
+main:
+  r0 = 0
+  exit
+`);
+    const out = loadForProfile(spec, await fixtureProfile('linux-6.18'));
+    if (out.ok || out.status !== 'failed') throw new Error(out.status);
+    expect(out.fault.map).toBe('rb');
+    expect(out.fault.message).toBe('load maps: create map rb: ring buffer size 1000 is not a power of 2 multiple of 4096');
+  });
+});
+
+describe('loadSpec', () => {
+  it('refuses a program the verifier rejects with a load fault naming the instruction', async () => {
+    const spec = await asmSpec(`.license "GPL"
+.section tracepoint/raw_syscalls/sys_enter
+main:
+  r0 = 0
+  r0 += r2
+  exit
+`);
+    expect(() => loadSpec(spec)).toThrow(expect.objectContaining({ code: 'load-fault', program: 'main', insnIndex: 1, insnText: 'r0 += r2' }));
+  });
+
+  it('initialises global data and shares maps between the programs of a spec', async () => {
+    const loaded = loadSpec(await exampleSpec('runqlat'));
+    expect(loaded.maps.map((m) => m.name)).toEqual(['start', 'runq_usecs']);
+    expect(loaded.programs.every((p) => p.runtime.vm === loaded.vm)).toBe(true);
+  });
+});
+
+describe('mapMemoryBytes', () => {
+  it('counts keys, 8-aligned values, per-CPU copies and ring buffers', async () => {
+    // runqlat: start 10240 × (4 + 8), runq_usecs 64 × (4 + 8)
+    expect(mapMemoryBytes(await exampleSpec('runqlat'))).toBe(10240 * 12 + 64 * 12);
+    const spec = await asmSpec(`.license "GPL"
+.map pc percpu_array key=4 value=12 entries=10
+.map rb ringbuf entries=4096
+.section tracepoint/raw_syscalls/sys_enter
+main:
+  r0 = 0
+  exit
+`);
+    expect(mapMemoryBytes(spec, 4)).toBe(10 * (4 + 16 * 4) + 4096);
+  });
+});

@@ -1,0 +1,2 @@
+// Node-only parts of @probeyard/runtime (files, the live feed).
+export {};
