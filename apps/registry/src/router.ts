@@ -1,6 +1,7 @@
 import { agentArtifact } from './procedures/agent/artifact.js';
 import { agentCreateEnrollmentToken } from './procedures/agent/create-enrollment-token.js';
 import { agentEnroll } from './procedures/agent/enroll.js';
+import { agentGet } from './procedures/agent/get.js';
 import { agentList } from './procedures/agent/list.js';
 import { agentPoll } from './procedures/agent/poll.js';
 import { agentReportStatus } from './procedures/agent/report-status.js';
@@ -16,6 +17,7 @@ import { deploymentCreate } from './procedures/deployment/create.js';
 import { deploymentGet } from './procedures/deployment/get.js';
 import { deploymentList } from './procedures/deployment/list.js';
 import { deploymentOutputs } from './procedures/deployment/outputs.js';
+import { deploymentPreview } from './procedures/deployment/preview.js';
 import { deploymentStop } from './procedures/deployment/stop.js';
 import { health } from './procedures/health.js';
 import { kernelGet } from './procedures/kernel/get.js';
@@ -59,6 +61,7 @@ export const appRouter = router({
     artifact: agentArtifact,
     createEnrollmentToken: agentCreateEnrollmentToken,
     enroll: agentEnroll,
+    get: agentGet,
     list: agentList,
     poll: agentPoll,
     reportProfile: agentReportProfile,
@@ -68,7 +71,7 @@ export const appRouter = router({
     setLabels: agentSetLabels,
     uploadOutputs: agentUploadOutputs,
   }),
-  deployment: router({ create: deploymentCreate, list: deploymentList, get: deploymentGet, stop: deploymentStop, outputs: deploymentOutputs }),
+  deployment: router({ create: deploymentCreate, preview: deploymentPreview, list: deploymentList, get: deploymentGet, stop: deploymentStop, outputs: deploymentOutputs }),
   kernel: router({ list: kernelList, get: kernelGet, upload: kernelUpload, diff: kernelDiff, events: kernelEvents, format: kernelFormat }),
   program: router({ list: programList, get: programGet, publish: programPublish }),
   version: router({ list: versionList, get: versionGet, spec: versionSpec, yank: versionYank }),
