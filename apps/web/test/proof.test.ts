@@ -14,7 +14,7 @@ import { gzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countersPayload, eventsPayload, snapshotPayload } from '../../registry/test/support/payloads.js';
-import { artifact, formatsTarball } from './support/fixtures.js';
+import { formatsTarball } from './support/fixtures.js';
 import { type Api, artifactsDir, type Browser, browserSkipReason, client, openBrowser, screenshot, type Stack, startStack, webDir } from './support/stack.js';
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

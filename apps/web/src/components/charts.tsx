@@ -33,7 +33,6 @@ export function BarChart({ labels, values, unit, label }: { labels: string[]; va
       // uPlot's own bar path builder.
       series: [{}, { label: 'count', fill: `${accent}cc`, stroke: accent, paths: UPlot.paths.bars?.({ size: [0.8, 80], align: 0 }) }],
     }),
-    // biome-ignore lint/correctness/useExhaustiveDependencies: remade when the labels change (key)
     [key],
   );
   const data = useMemo<uPlotType.AlignedData>(() => [labels.map((_, i) => i), values], [labels, values]);
@@ -51,7 +50,6 @@ export function TimeChart({ times, series, label, unit }: { times: number[]; ser
       // Buckets without a snapshot are gaps in the data; the line spans them and each real point is marked.
       series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: s.color ?? (i === 0 ? accent : bad), width: 2, spanGaps: true, points: { show: true, size: 4 } }))],
     }),
-    // biome-ignore lint/correctness/useExhaustiveDependencies: remade when the series change (key)
     [key],
   );
   const data = useMemo<uPlotType.AlignedData>(() => [times.map((t) => t / 1000), ...series.map((s) => s.values)], [times, series]);
@@ -114,7 +112,6 @@ export function Heatmap({ times, stepMs, labels, counts, label }: { times: numbe
         ],
       },
     }),
-    // biome-ignore lint/correctness/useExhaustiveDependencies: remade when the rows change (key)
     [key],
   );
   const data = useMemo<uPlotType.AlignedData>(() => [times.map((t) => t / 1000), times.map(() => null)], [times]);

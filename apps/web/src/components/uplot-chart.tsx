@@ -22,7 +22,6 @@ export function UPlotChart({ options, optionsKey, data, height = 220, label }: {
   const latest = useRef(data);
   latest.current = data;
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the chart is remade only when optionsKey changes
   useEffect(() => {
     let cancelled = false;
     let observer: ResizeObserver | undefined;
