@@ -79,7 +79,8 @@ describe.skipIf(browserSkipReason)('dashboards (Chromium)', () => {
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForFunction(() => !document.querySelector('[data-testid="events-table"]')?.textContent?.includes('4242'));
     expect(await page.getByTestId('events-table').textContent()).toContain('sshd');
-    expect(await page.locator('canvas').count()).toBeGreaterThan(3);
+    // The charts (uPlot, loaded on the first chart) are drawn.
+    await page.waitForFunction(() => document.querySelectorAll('canvas').length > 3, undefined, { timeout: 30_000 });
     await page.waitForTimeout(2500);
     await screenshot(page, 'dashboard');
     // One target's own view.
