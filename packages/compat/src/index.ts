@@ -43,6 +43,14 @@ export {
   runtimeProbeOf,
   runtimeProbeSection,
 } from './script-spec.js';
+export {
+  type PrintfConversion,
+  type PrintfSegment,
+  parsePrintf,
+  formatPrintf,
+  formatIntegerConversion,
+  formatStringConversion,
+} from './script-printf.js';
 export { type ProgramSpecJson, specToJson, specFromJson } from './spec-json.js';
 export {
   ABI_TAG,

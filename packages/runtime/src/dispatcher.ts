@@ -1,7 +1,7 @@
 import type { RecordBatch, RecordStream, RecordStreamStats, TraceRecord } from '@probeyard/formats';
 import { type EventRuntime, RunStatus } from '@probeyard/vm';
 import { RuntimeError } from './errors.js';
-import type { LoadedSpec, LoadedSpecProgram } from './load-spec.js';
+import type { LoadedSpec } from './load-spec.js';
 
 /** What the dispatcher counted for one target since it was attached (cumulative per run). */
 export interface TargetCounters {
@@ -56,17 +56,10 @@ export class AttachedTarget {
   paused = false;
   /** Records of the target's events not run because it was paused. */
   skipped = 0;
-  /** BEGIN probes ran (at the first record after attach, or at `end`). */
-  began = false;
-  /** END probes ran. */
-  ended = false;
-  /** Interval probes: each program's period and next due time (trace ns). */
-  readonly intervals: { program: LoadedSpecProgram; periodNs: bigint; nextNs: bigint }[];
 
   constructor(id: string, loaded: LoadedSpec) {
     this.id = id;
     this.loaded = loaded;
-    this.intervals = loaded.programs.flatMap((p) => (p.probe?.kind === 'interval' ? [{ program: p, periodNs: BigInt(p.probe.periodNs), nextNs: 0n }] : []));
   }
 
   /** The target's counters (sums over its programs' runtimes). */
@@ -128,9 +121,6 @@ export class Dispatcher {
   /** Timestamp halves of the last record seen (ns). */
   lastTsHigh = 0;
   lastTsLow = 0;
-  /** When runtime probes are due next (trace ns halves): a BEGIN at once, else the next interval. */
-  private dueHigh = 0xffffffff;
-  private dueLow = 0xffffffff;
 
   /** Attaches a loaded spec as target `id` (a new id; detach first to replace). */
   attach(id: string, loaded: LoadedSpec): AttachedTarget {
@@ -138,11 +128,6 @@ export class Dispatcher {
     const t = new AttachedTarget(id, loaded);
     this.targets.set(id, t);
     this.rebuild();
-    if (loaded.programs.some((p) => p.probe !== undefined)) {
-      // BEGIN (and the first intervals) at the next record
-      this.dueHigh = 0;
-      this.dueLow = 0;
-    }
     return t;
   }
 
@@ -208,7 +193,6 @@ export class Dispatcher {
     this.records++;
     this.lastTsHigh = r.tsHigh;
     this.lastTsLow = r.tsLow;
-    if (r.tsHigh > this.dueHigh || (r.tsHigh === this.dueHigh && r.tsLow >= this.dueLow)) this.fireProbes(r.tsHigh, r.tsLow);
     const list = this.table[r.eventId];
     if (list === undefined) return;
     for (let i = 0; i < list.length; i++) {
@@ -223,66 +207,6 @@ export class Dispatcher {
         const status = runtimes[j]!.runTraceRecord(r);
         if (status !== RunStatus.ok) this.noteFault(a, j, r);
       }
-    }
-  }
-
-  /**
-   * Fires the runtime probes due at trace time `hi:lo`: a new target's BEGIN programs (and its
-   * intervals start counting), then every interval whose time has come, at its own due time
-   * (several periods in a row when records were sparse), so a replay fires the same probes at the
-   * same trace times every time.
-   */
-  private fireProbes(hi: number, lo: number): void {
-    const now = (BigInt(hi >>> 0) << 32n) | BigInt(lo >>> 0);
-    let due: bigint | undefined;
-    for (const t of this.targets.values()) {
-      if (!t.began) this.begin(t, now);
-      for (const iv of t.intervals) {
-        while (iv.nextNs <= now) {
-          this.runProbe(t, iv.program, iv.nextNs);
-          iv.nextNs += iv.periodNs;
-        }
-        if (due === undefined || iv.nextNs < due) due = iv.nextNs;
-      }
-    }
-    this.dueHigh = due === undefined ? 0xffffffff : Number(due >> 32n);
-    this.dueLow = due === undefined ? 0xffffffff : Number(due & 0xffffffffn);
-  }
-
-  private begin(t: AttachedTarget, now: bigint): void {
-    t.began = true;
-    for (const p of t.loaded.programs) if (p.probe?.kind === 'begin') this.runProbe(t, p, now);
-    for (const iv of t.intervals) iv.nextNs = now + iv.periodNs;
-  }
-
-  private runProbe(t: AttachedTarget, p: LoadedSpecProgram, at: bigint): void {
-    const status = t.loaded.runProbe(p, Number(at >> 32n), Number(at & 0xffffffffn));
-    if (status !== RunStatus.ok) {
-      const f = p.runtime.vm.fault;
-      t.faultCount++;
-      t.lastFault = {
-        program: p.name,
-        insnIndex: f?.pc,
-        insnText: f?.insnText,
-        message: f?.message ?? 'fault',
-        code: f?.code ?? 'fault',
-        record: { eventId: -1, cpu: 0, timeNs: at.toString(), hex: '' },
-      };
-    }
-  }
-
-  /**
-   * Ends targets (all, or the one named): runs their END programs once, at the last record's
-   * time (and their BEGIN programs first when no record ever came), as a run ends before its maps
-   * are read. Dispatching more records to an ended target still runs its event programs.
-   */
-  end(id?: string): void {
-    const now = (BigInt(this.lastTsHigh >>> 0) << 32n) | BigInt(this.lastTsLow >>> 0);
-    for (const t of id === undefined ? this.targets.values() : [this.targets.get(id)].filter((x) => x !== undefined)) {
-      if (t.ended) continue;
-      if (!t.began) this.begin(t, now);
-      t.ended = true;
-      for (const p of t.loaded.programs) if (p.probe?.kind === 'end') this.runProbe(t, p, now);
     }
   }
 

@@ -1,4 +1,4 @@
-import { checkCompat, type DisplayHint, type KernelProfile, mapDefsOf, type ProgramSpec, profileFormat, type ReasonKind, type RuntimeProbe, runtimeProbeOf, type Verdict } from '@probeyard/compat';
+import { checkCompat, type DisplayHint, type KernelProfile, mapDefsOf, type ProgramSpec, profileFormat, type ReasonKind, type Verdict } from '@probeyard/compat';
 import type { EventFormat } from '@probeyard/formats';
 import { sanitizeVerified, verify } from '@probeyard/verifier';
 import {
@@ -29,14 +29,9 @@ export interface LoadedSpecProgram {
   /** `system/event`, undefined for a program that is not a tracepoint program. */
   event: string | undefined;
   eventId: number | undefined;
-  /** A probe the runtime fires itself (a script's BEGIN, END, interval), else undefined. */
-  probe: RuntimeProbe | undefined;
   program: LoadedProgram;
   runtime: EventRuntime;
 }
-
-/** The context of a runtime probe's run: zero bytes (a common header with pid 0). */
-const probeContext = new Uint8Array(64);
 
 /** Options of {@link loadSpec}. */
 export interface LoadSpecOptions {
@@ -107,19 +102,6 @@ export class LoadedSpec {
   /** The runtimes attached to an event id, or undefined. */
   runtimesOf(eventId: number): readonly EventRuntime[] | undefined {
     return this.byId.get(eventId);
-  }
-
-  /** The programs of one kind of runtime probe, in spec order. */
-  probes(kind: RuntimeProbe['kind']): LoadedSpecProgram[] {
-    return this.programs.filter((p) => p.probe?.kind === kind);
-  }
-
-  /**
-   * Runs a runtime probe's program once, at trace time `tsHigh:tsLow` (ns halves), on CPU 0 with
-   * a zeroed context; returns how the run ended.
-   */
-  runProbe(p: LoadedSpecProgram, tsHigh: number, tsLow: number): number {
-    return p.runtime.runBytes(0, tsLow | 0, tsHigh | 0, probeContext, 0, probeContext.length, 0);
   }
 
   /** Runs every program attached to the record's event id on a raw record; returns how many ran. */
@@ -227,7 +209,6 @@ export function loadSpec(spec: ProgramSpec, options: LoadSpecOptions = {}): Load
       name: p.name,
       event,
       eventId: event === undefined ? undefined : options.eventIds?.get(event),
-      probe: runtimeProbeOf(p.attach),
       program: result.program,
       runtime: new EventRuntime(vm, result.program, { timeEvery: options.timeEvery ?? 16 }),
     });
