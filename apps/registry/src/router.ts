@@ -1,6 +1,7 @@
 import { agentArtifact } from './procedures/agent/artifact.js';
 import { agentCreateEnrollmentToken } from './procedures/agent/create-enrollment-token.js';
 import { agentEnroll } from './procedures/agent/enroll.js';
+import { agentGet } from './procedures/agent/get.js';
 import { agentList } from './procedures/agent/list.js';
 import { agentPoll } from './procedures/agent/poll.js';
 import { agentReportStatus } from './procedures/agent/report-status.js';
@@ -16,6 +17,7 @@ import { deploymentCreate } from './procedures/deployment/create.js';
 import { deploymentGet } from './procedures/deployment/get.js';
 import { deploymentList } from './procedures/deployment/list.js';
 import { deploymentOutputs } from './procedures/deployment/outputs.js';
+import { deploymentPreview } from './procedures/deployment/preview.js';
 import { deploymentStop } from './procedures/deployment/stop.js';
 import { health } from './procedures/health.js';
 import { kernelGet } from './procedures/kernel/get.js';
@@ -27,12 +29,17 @@ import { memberRemove } from './procedures/member/remove.js';
 import { memberSetRole } from './procedures/member/set-role.js';
 import { compatJob, compatJobs } from './procedures/compat/job.js';
 import { compatMatrixProcedure } from './procedures/compat/matrix.js';
+import { compatCellProcedure } from './procedures/compat/cell.js';
+import { compatGridProcedure } from './procedures/compat/grid.js';
+import { kernelEvents } from './procedures/kernel/events.js';
+import { kernelFormat } from './procedures/kernel/format.js';
 import { kernelDiff } from './procedures/kernel/diff.js';
 import { programGet } from './procedures/program/get.js';
 import { programList } from './procedures/program/list.js';
 import { programPublish } from './procedures/program/publish.js';
 import { versionGet } from './procedures/version/get.js';
 import { versionList } from './procedures/version/list.js';
+import { versionSpec } from './procedures/version/spec.js';
 import { versionYank } from './procedures/version/yank.js';
 import { tenantCreate } from './procedures/tenant/create.js';
 import { tokenCreate } from './procedures/token/create.js';
@@ -54,6 +61,7 @@ export const appRouter = router({
     artifact: agentArtifact,
     createEnrollmentToken: agentCreateEnrollmentToken,
     enroll: agentEnroll,
+    get: agentGet,
     list: agentList,
     poll: agentPoll,
     reportProfile: agentReportProfile,
@@ -63,11 +71,11 @@ export const appRouter = router({
     setLabels: agentSetLabels,
     uploadOutputs: agentUploadOutputs,
   }),
-  deployment: router({ create: deploymentCreate, list: deploymentList, get: deploymentGet, stop: deploymentStop, outputs: deploymentOutputs }),
-  kernel: router({ list: kernelList, get: kernelGet, upload: kernelUpload, diff: kernelDiff }),
+  deployment: router({ create: deploymentCreate, preview: deploymentPreview, list: deploymentList, get: deploymentGet, stop: deploymentStop, outputs: deploymentOutputs }),
+  kernel: router({ list: kernelList, get: kernelGet, upload: kernelUpload, diff: kernelDiff, events: kernelEvents, format: kernelFormat }),
   program: router({ list: programList, get: programGet, publish: programPublish }),
-  version: router({ list: versionList, get: versionGet, yank: versionYank }),
-  compat: router({ matrix: compatMatrixProcedure, job: compatJob, jobs: compatJobs }),
+  version: router({ list: versionList, get: versionGet, spec: versionSpec, yank: versionYank }),
+  compat: router({ matrix: compatMatrixProcedure, grid: compatGridProcedure, cell: compatCellProcedure, job: compatJob, jobs: compatJobs }),
 });
 
 /** The router's type: the only thing of the registry the CLI, agent and web app import (type-only). */

@@ -1,0 +1,94 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { formatTime, query } from '../../../../lib/format';
+import { api, orNotFound } from '../../../../lib/session';
+
+type Params = Promise<{ name: string }>;
+
+export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  return { title: `Kernel ${decodeURIComponent((await params).name)}` };
+}
+
+const pageSize = 200;
+
+export default async function KernelPage({ params, searchParams }: { params: Params; searchParams: Promise<{ q?: string; offset?: string }> }) {
+  const name = decodeURIComponent((await params).name);
+  const sp = await searchParams;
+  const offset = Math.max(0, Number(sp.offset ?? 0) || 0);
+  const client = await api();
+  const [{ profile }, events, others] = await Promise.all([
+    orNotFound(client.kernel.get.query({ name })),
+    orNotFound(client.kernel.events.query({ profile: name, q: sp.q || undefined, offset, limit: pageSize })),
+    client.kernel.list.query({ limit: 100 }),
+  ]);
+  const other = others.profiles.find((p) => p.name !== name)?.name;
+  return (
+    <>
+      <p className="crumbs">
+        <Link href="/kernels">Kernels</Link> /
+      </p>
+      <h1>{profile.name}</h1>
+      <dl className="kv">
+        <dt>Release</dt>
+        <dd className="mono">{profile.release || '—'}</dd>
+        <dt>Architecture</dt>
+        <dd>{profile.machine || '—'}</dd>
+        <dt>Content hash</dt>
+        <dd className="mono small">{profile.contentHash}</dd>
+        <dt>Events</dt>
+        <dd>{profile.formats}</dd>
+        <dt>Agents on it</dt>
+        <dd>{profile.agents}</dd>
+        <dt>Added</dt>
+        <dd>{formatTime(profile.createdAt)}</dd>
+      </dl>
+      <p>
+        <Link href={`/compat${query({ release: profile.release || undefined })}`}>Compatibility on this release →</Link>
+      </p>
+      <h2>Events</h2>
+      <form className="toolbar" action={`/kernels/${profile.name}`} aria-label="Filter events">
+        <label htmlFor="ev-q">
+          System or event contains
+          <input id="ev-q" name="q" defaultValue={sp.q ?? ''} placeholder="sched" />
+        </label>
+        <button type="submit" className="button">
+          Filter
+        </button>
+      </form>
+      {events.events.length === 0 ? (
+        <p className="empty">No event matches.</p>
+      ) : (
+        <table className="list">
+          <caption className="visually-hidden">Events of {profile.name}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Event</th>
+              <th scope="col">Format hash</th>
+              <th scope="col">Compare</th>
+            </tr>
+          </thead>
+          <tbody>
+            {events.events.map((e) => (
+              <tr key={`${e.system}/${e.event}`}>
+                <td className="mono">
+                  {e.system}/{e.event}
+                </td>
+                <td className="mono small">{e.formatHash.slice(0, 12)}</td>
+                <td className="small">
+                  {other ? <Link href={`/kernels/diff${query({ a: profile.name, b: other, event: `${e.system}/${e.event}` })}`}>diff with {other}</Link> : '—'}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <nav className="pager" aria-label="Pages of events">
+        {offset > 0 ? <Link href={`/kernels/${profile.name}${query({ q: sp.q, offset: Math.max(0, offset - pageSize) || undefined })}`}>← Previous</Link> : null}
+        <span className="muted small">
+          {events.total === 0 ? 0 : offset + 1}–{offset + events.events.length} of {events.total}
+        </span>
+        {offset + pageSize < events.total ? <Link href={`/kernels/${profile.name}${query({ q: sp.q, offset: offset + pageSize })}`}>Next →</Link> : null}
+      </nav>
+    </>
+  );
+}

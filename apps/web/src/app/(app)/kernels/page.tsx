@@ -1,0 +1,81 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { KernelUpload } from '../../../components/kernel-upload';
+import { Pager } from '../../../components/pager';
+import { formatTime, query, shortDigest } from '../../../lib/format';
+import { hasRole } from '../../../lib/roles';
+import { api, requireSession } from '../../../lib/session';
+
+export const metadata: Metadata = { title: 'Kernels' };
+
+const sourceText: Record<string, string> = { agent: 'reported by an agent', events_tree: 'uploaded events/ tree', trace_dat: 'from a trace.dat' };
+
+export default async function KernelsPage({ searchParams }: { searchParams: Promise<{ cursor?: string }> }) {
+  const sp = await searchParams;
+  const session = await requireSession();
+  const { profiles, nextCursor } = await (await api()).kernel.list.query({ limit: 100, cursor: sp.cursor || undefined });
+  return (
+    <>
+      <h1>Kernel profiles</h1>
+      <p className="muted">A kernel is the set of its event format files, keyed by content hash: distro kernels differ from upstream at the same version string.</p>
+      {profiles.length === 0 ? (
+        <p className="empty">
+          No kernel profiles yet. Agents report theirs when they enroll; a publisher can upload an <code>events/</code> tree (as a .tar.gz) or a trace.dat below, or with{' '}
+          <code>probeyard kernels upload PATH --name N</code>.
+        </p>
+      ) : (
+        <>
+          <table className="list">
+            <caption className="visually-hidden">Kernel profiles by name</caption>
+            <thead>
+              <tr>
+                <th scope="col">Profile</th>
+                <th scope="col">Release</th>
+                <th scope="col">Arch</th>
+                <th scope="col">Source</th>
+                <th scope="col" className="num">
+                  Events
+                </th>
+                <th scope="col" className="num">
+                  Agents
+                </th>
+                <th scope="col">Content hash</th>
+                <th scope="col">Added</th>
+              </tr>
+            </thead>
+            <tbody>
+              {profiles.map((p) => (
+                <tr key={p.id}>
+                  <td>
+                    <Link href={`/kernels/${p.name}`}>
+                      <strong>{p.name}</strong>
+                    </Link>
+                  </td>
+                  <td className="mono small">{p.release || '—'}</td>
+                  <td className="small">{p.machine || '—'}</td>
+                  <td className="small">{sourceText[p.source] ?? p.source}</td>
+                  <td className="num">{p.formats}</td>
+                  <td className="num">{p.agents}</td>
+                  <td className="mono small">{shortDigest(p.contentHash)}</td>
+                  <td className="small">{formatTime(p.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <Pager noun="profiles" count={profiles.length} isFirst={!sp.cursor} firstHref="/kernels" nextHref={nextCursor ? `/kernels${query({ cursor: nextCursor })}` : null} />
+          {profiles.length >= 2 ? (
+            <p>
+              <Link href={`/kernels/diff${query({ a: profiles[0]?.name, b: profiles[1]?.name })}`}>Compare two kernels’ formats →</Link>
+            </p>
+          ) : null}
+        </>
+      )}
+      {hasRole(session.role, 'publisher') ? (
+        <section className="card" aria-labelledby="upload-heading" style={{ marginTop: '1.5rem' }}>
+          <h2 id="upload-heading">Upload a kernel profile</h2>
+          <KernelUpload />
+        </section>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,145 @@
+'use client';
+
+import { useMutation, useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { useState } from 'react';
+import { ago, formatTime } from '../lib/format';
+import { labelsText } from '../lib/fleet';
+import { useTRPC } from '../lib/trpc';
+import { Verdict } from './verdict';
+
+/**
+ * A deployment in two steps: the selector's preview (the agents it matches now, each with the
+ * version's predicted verdict on its own kernel), then the confirmation that creates it.
+ */
+export function DeployForm({ programs, initial }: { programs: { name: string; versions: string[] }[]; initial: { name?: string; version?: string; selector?: string } }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const [name, setName] = useState(initial.name ?? programs[0]?.name ?? '');
+  const versions = programs.find((p) => p.name === name)?.versions ?? [];
+  const [version, setVersion] = useState(initial.version ?? versions[0] ?? '');
+  const [selector, setSelector] = useState(initial.selector ?? '');
+  const [asked, setAsked] = useState<{ name: string; version: string; selector: string } | null>(null);
+  const preview = useQuery({ ...trpc.deployment.preview.queryOptions(asked ?? { name: '', version: '', selector: '' }), enabled: asked !== null, retry: false });
+  const create = useMutation(trpc.deployment.create.mutationOptions());
+  const stale = asked && (asked.name !== name || asked.version !== version || asked.selector !== selector);
+
+  return (
+    <>
+      <form
+        className="form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setAsked({ name, version, selector: selector.trim() });
+        }}
+      >
+        <label htmlFor="dep-program">Program</label>
+        <select
+          id="dep-program"
+          value={name}
+          onChange={(e) => {
+            setName(e.target.value);
+            setVersion(programs.find((p) => p.name === e.target.value)?.versions[0] ?? '');
+          }}
+        >
+          {programs.map((p) => (
+            <option key={p.name} value={p.name}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+        <label htmlFor="dep-version">Version</label>
+        <select id="dep-version" value={version} onChange={(e) => setVersion(e.target.value)}>
+          {versions.map((v) => (
+            <option key={v} value={v}>
+              {v}
+            </option>
+          ))}
+        </select>
+        <label htmlFor="dep-selector">Label selector</label>
+        <input id="dep-selector" value={selector} onChange={(e) => setSelector(e.target.value)} required placeholder="env=prod,zone=a" aria-describedby="dep-selector-hint" />
+        <span id="dep-selector-hint" className="hint">
+          k=v pairs, comma-separated: agents whose labels include every pair. Agents that match later join the deployment.
+        </span>
+        <button type="submit" className="button primary" disabled={!name || !version || !selector.trim()}>
+          Preview matching agents
+        </button>
+      </form>
+      <section aria-live="polite" aria-labelledby="preview-heading" className="card" style={{ marginTop: '1rem' }}>
+        <h2 id="preview-heading">Preview</h2>
+        {!asked ? <p className="muted">Choose a version and a selector, then preview: nothing is deployed until you confirm.</p> : null}
+        {asked && preview.isPending ? <p className="muted">Matching agents…</p> : null}
+        {preview.error ? (
+          <p className="alert alert-error" role="alert">
+            {preview.error.message}
+          </p>
+        ) : null}
+        {asked && preview.data ? (
+          <div data-testid="deploy-preview">
+            <p>
+              <strong>{preview.data.total}</strong> agent{preview.data.total === 1 ? '' : 's'} match <code>{asked.selector}</code>
+              {preview.data.total > preview.data.agents.length ? ` (the first ${preview.data.agents.length} listed)` : ''}.{' '}
+              {Object.entries(preview.data.counts)
+                .map(([k, n]) => `${n} ${k === 'no-profile' ? 'without a kernel profile yet' : k === 'pending' ? 'not computed yet' : k}`)
+                .join(', ')}
+            </p>
+            {preview.data.agents.length ? (
+              <table className="list">
+                <caption className="visually-hidden">Agents the selector matches, with the predicted verdict on each</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Agent</th>
+                    <th scope="col">Labels</th>
+                    <th scope="col">Kernel</th>
+                    <th scope="col">Predicted</th>
+                    <th scope="col">Why</th>
+                    <th scope="col">Last seen</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {preview.data.agents.map((a) => (
+                    <tr key={a.id}>
+                      <td>
+                        <Link href={`/agents/${a.id}`}>{a.hostname}</Link>
+                      </td>
+                      <td className="mono small">{labelsText(a.labels)}</td>
+                      <td className="small">{a.profile ? `${a.profile.name} (${a.profile.release || '?'} ${a.profile.machine})` : 'not reported yet'}</td>
+                      <td>{a.verdict ? <Verdict verdict={a.verdict} /> : <span className="muted small">{a.profile ? 'computing…' : 'unknown until it reports its kernel'}</span>}</td>
+                      <td className="small">{a.reason ?? ''}</td>
+                      <td className="small" title={formatTime(a.lastSeenAt)}>
+                        {ago(a.lastSeenAt, Date.now())}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            ) : (
+              <p className="muted">No agent matches now; agents that match later (enrolment, a label change) join the deployment.</p>
+            )}
+            {stale ? <p className="stale">The form changed since this preview: preview again before deploying.</p> : null}
+            <button
+              type="button"
+              className="button primary"
+              disabled={Boolean(stale) || create.isPending}
+              onClick={async () => {
+                const r = await create.mutateAsync(asked).catch(() => null);
+                if (r) {
+                  router.push(`/deployments/${r.deployment.id}`);
+                  router.refresh();
+                }
+              }}
+            >
+              {create.isPending ? 'Deploying…' : `Deploy ${asked.name}@${asked.version} to ${preview.data.total} agent${preview.data.total === 1 ? '' : 's'}`}
+            </button>
+            {create.error ? (
+              <p className="alert alert-error" role="alert">
+                {create.error.message}
+              </p>
+            ) : null}
+          </div>
+        ) : null}
+      </section>
+    </>
+  );
+}
