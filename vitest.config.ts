@@ -27,6 +27,11 @@ for (const group of ['packages', 'apps']) {
   }
 }
 
+// The program library (library/: C programs, their objects, tests over recordings).
+if (existsSync('library/package.json')) {
+  projects.push({ extends: true, test: { name: 'library', root: 'library', include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'README.test.ts'] } });
+}
+
 export default defineConfig({
   resolve: { conditions: ['@probeyard/source'] },
   ssr: { resolve: { conditions: ['@probeyard/source'] } },
