@@ -130,4 +130,9 @@ static __always_inline __u32 log2l(__u64 v)
 	return r;
 }
 
+/* How a map wants to be shown, carried in the object's BTF as a declaration tag on the map
+ * (packages/compat display-hint.ts): PROBEYARD_DISPLAY("hidden"),
+ * PROBEYARD_DISPLAY("log2-histogram,bucket=libbpf-tools,unit=us"). libbpf and the kernel ignore it. */
+#define PROBEYARD_DISPLAY(hint) __attribute__((btf_decl_tag("probeyard.display:" hint)))
+
 #endif

@@ -28,7 +28,7 @@ struct {
 	__uint(max_entries, 10240);
 	__type(key, struct request_key);
 	__type(value, __u64);
-} issued_at_ns SEC(".maps");
+} issued_at_ns SEC(".maps") PROBEYARD_DISPLAY("hidden");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

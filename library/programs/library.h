@@ -30,6 +30,10 @@ typedef _Bool bool;
 #define __uint(name, val) int (*name)[val]
 #define __type(name, val) typeof(val) *name
 #define __always_inline inline __attribute__((always_inline))
+/* How a map wants to be shown, as a BTF declaration tag on the map (packages/compat
+ * display-hint.ts): PROBEYARD_DISPLAY("hidden") for a program's own bookkeeping. libbpf and the
+ * kernel ignore it. */
+#define PROBEYARD_DISPLAY(hint) __attribute__((btf_decl_tag("probeyard.display:" hint)))
 /* Keeps `var` in a register here: two branches that read the same value from two layouts of a
  * record (behind bpf_core_field_exists) must each keep their own load, which carries its own CO-RE
  * relocation; clang would otherwise sink both loads into one through a pointer chosen by the branch,

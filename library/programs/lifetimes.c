@@ -32,7 +32,7 @@ struct {
 	__uint(max_entries, 10240);
 	__type(key, __u32);
 	__type(value, struct task_start);
-} task_starts SEC(".maps");
+} task_starts SEC(".maps") PROBEYARD_DISPLAY("hidden");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

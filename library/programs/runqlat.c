@@ -15,7 +15,7 @@ struct {
 	__uint(max_entries, 10240);
 	__type(key, __u32);
 	__type(value, __u64);
-} runnable_since_ns SEC(".maps");
+} runnable_since_ns SEC(".maps") PROBEYARD_DISPLAY("hidden");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -2,13 +2,19 @@
 // listed in its README: ring buffers are events, `struct hist { __u32 slots[N]; }` values are
 // log2 histograms per key, integer values counts, the unit from the name's suffix, scratch and
 // global data hidden), except the maps that only hold a program's bookkeeping (start timestamps by
-// pid): those look like counts or tables to any convention, so the library hides them by
-// metadata (programs.ts `state`), to be given to the spec (`SpecMap.display`) when published.
+// pid): those look like counts or tables to any convention, so the C source hides them itself
+// with `PROBEYARD_DISPLAY("hidden")` (a BTF declaration tag that packages/compat reads into
+// `SpecMap.display`, source `metadata`); programs.ts `state` says what each holds.
 import type { DisplayHint, SpecMap } from '@probeyard/compat';
 import { resolveDisplayHint } from '@probeyard/runtime';
 
-/** The hint a library map is published with: hidden by metadata for state maps, else the runtime's convention. */
+/**
+ * The hint a library map is drawn with: the object's own (the state maps' `hidden` tag), else the
+ * runtime's convention. A state map without its tag is a mistake of the source: refused here.
+ */
 export function libraryDisplayHint(map: SpecMap, state: Readonly<Record<string, string>>): DisplayHint {
-  if (Object.hasOwn(state, map.name)) return { kind: 'hidden', source: 'metadata' };
+  if (Object.hasOwn(state, map.name) && map.display?.kind !== 'hidden') {
+    throw new Error(`library map ${map.name}: holds the program's bookkeeping but has no PROBEYARD_DISPLAY("hidden") tag`);
+  }
   return resolveDisplayHint(map);
 }

@@ -55,30 +55,33 @@ describe.skipIf(!loader || noTracefs !== undefined)('relocated by Probeyard for 
   });
 });
 
-function bpftoolUnavailable(): string | undefined {
-  if (process.getuid?.() !== 0) return 'not root';
-  if (!existsSync('/sys/kernel/btf/vmlinux')) return 'the kernel has no BTF (/sys/kernel/btf/vmlinux)';
+/** A private bpffs for bpftool's pins, or why bpftool cannot be used here. */
+function privateBpffs(): { dir: string } | { unavailable: string } {
+  if (process.getuid?.() !== 0) return { unavailable: 'not root' };
+  if (!existsSync('/sys/kernel/btf/vmlinux')) return { unavailable: 'the kernel has no BTF (/sys/kernel/btf/vmlinux)' };
   try {
     execFileSync('bpftool', ['version'], { stdio: 'pipe' });
   } catch (e) {
-    return `no bpftool: ${(e as Error).message.split('\n')[0]}`;
+    return { unavailable: `no bpftool: ${(e as Error).message.split('\n')[0]}` };
   }
-  return undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'probeyard-library-bpffs-'));
+  try {
+    execFileSync('mount', ['-t', 'bpf', 'bpf', dir], { stdio: 'pipe' });
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    return { unavailable: `cannot mount a bpffs: ${(e as Error).message.split('\n')[0]}` };
+  }
+  return { dir };
 }
-const noBpftool = bpftoolUnavailable();
-if (noBpftool) console.log(`library programs through bpftool skipped: ${noBpftool}`);
+const bpffs = privateBpffs();
+if ('unavailable' in bpffs) console.log(`library programs through bpftool skipped: ${bpffs.unavailable}`);
+afterAll(() => {
+  if (!('dir' in bpffs)) return;
+  execFileSync('umount', [bpffs.dir]);
+  rmSync(bpffs.dir, { recursive: true, force: true });
+});
 
-describe.skipIf(noBpftool !== undefined)('libbpf CO-RE against the kernel BTF (bpftool prog loadall)', () => {
-  let bpffs = '';
-  beforeAll(() => {
-    bpffs = mkdtempSync(join(tmpdir(), 'probeyard-library-bpffs-'));
-    execFileSync('mount', ['-t', 'bpf', 'bpf', bpffs]);
-  });
-  afterAll(() => {
-    if (!bpffs) return;
-    execFileSync('umount', [bpffs]);
-    rmSync(bpffs, { recursive: true, force: true });
-  });
+describe.skipIf(!('dir' in bpffs))('libbpf CO-RE against the kernel BTF (bpftool prog loadall)', () => {
   it.each(libraryPrograms.map((p) => [p.name] as const))('%s', async (name) => {
     const spec = await librarySpec(name);
     const missing = attachEvents(spec).filter((e) => !existsSync(join(tracefsEvents, e)));
@@ -86,7 +89,7 @@ describe.skipIf(noBpftool !== undefined)('libbpf CO-RE against the kernel BTF (b
       console.log(`${name}: this kernel lacks ${missing.join(', ')}`);
       return;
     }
-    const dir = join(bpffs, name);
+    const dir = join((bpffs as { dir: string }).dir, name);
     execFileSync('bpftool', ['prog', 'loadall', objectPath(name), dir], { stdio: 'pipe' });
     expect(readdirSync(dir).sort()).toEqual(spec.programs.map((p) => p.name).sort());
   });

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Checks the dependency rules of docs/ARCHITECTURE.md for one workspace folder (argument):
 //  - in packages/*, only files under src/node/ may import `node:*` (the core runs in browsers);
-//  - packages import only the packages below them: isa ← formats ← verifier ← compat, vm ← isa, formats;
-//    runtime ← compat, vm, verifier, formats, isa (the join of compat and vm; nothing below imports it);
+//  - packages import only the packages below them: isa ← formats ← verifier ← compat ← script,
+//    vm ← isa, formats; runtime ← compat, vm, verifier, formats, isa (the join of compat and vm;
+//    nothing below imports it);
 //  - no package imports an app; between apps only `import type` of the registry's router crosses.
 // Prints each violation as `file:line: message` and exits 1 when there is any.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -15,6 +16,7 @@ const allowed = {
   vm: ['isa', 'formats'],
   compat: ['isa', 'formats', 'verifier'],
   runtime: ['isa', 'formats', 'verifier', 'vm', 'compat'],
+  script: ['isa', 'formats', 'verifier', 'compat'],
 };
 
 const dir = resolve(process.argv[2] ?? '.');

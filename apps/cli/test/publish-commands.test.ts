@@ -150,6 +150,26 @@ describe('versions, kernels and the compat matrix from the CLI', () => {
     expect((await cli(['kernels', 'diff', 'linux-6-18', 'nope'])).code).toBe(1);
   });
 
+  it('publishes a script: compiled here for --kernel, stored as its artifact, compiled again by the registry; its matrix like any program\'s', async () => {
+    const bt = join(scratch, 'wakeups.bt');
+    writeFileSync(bt, 'tracepoint:sched:sched_wakeup /args.prio < 120/ { @[args.comm, args.target_cpu] = count(); }\ninterval:s:1 { print(@); clear(@); }\n');
+    const r = await cli(['publish', bt, '--name', 'wakeups', '--version', '1.0.0', '--kernel', linuxTree, '--json']);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain(`publish: ${bt} compiled: 2 programs, 2 maps`);
+    const j = JSON.parse(r.out);
+    expect(j.version).toMatchObject({ artifactKind: 'script', manifest: { attachPoints: ['sched/sched_wakeup'], fields: [{ field: 'prio', source: 'script', byteOffset: 28 }, { field: 'comm', source: 'script', byteOffset: 8 }, { field: 'target_cpu', source: 'script', byteOffset: 32 }] } });
+    expect((await cli(['publish', bt, '--name', 'wakeups', '--version', '1.0.0', '--kernel', linuxTree])).out).toContain('is already published with these bytes');
+    const bad = join(scratch, 'bad.bt');
+    writeFileSync(bad, 'tracepoint:sched:sched_wakeup { @[args.nope] = count(); }\n');
+    const refused = await cli(['publish', bad, '--name', 'bad', '--version', '1.0.0', '--kernel', linuxTree]);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain("error: args.nope: sched/sched_wakeup has no field 'nope'");
+    await settled();
+    const matrix = await cli(['compat', 'wakeups@1.0.0']);
+    // 3.10.49 still has `success` before target_cpu: relocated there
+    expect(matrix.out).toMatch(/^wakeups@1\.0\.0\s+relocated\s+compatible\s+compatible$/m);
+  });
+
   it('lists versions, yanks one, and shows the matrix of a program as a table', async () => {
     expect((await cli(['publish', forkcomm, '--name', 'forkcomm', '--version', '1.0.0'])).code).toBe(0);
     expect((await cli(['publish', runqlat, '--name', 'forkcomm', '--version', '1.1.0'])).code).toBe(0);

@@ -20,6 +20,10 @@ import { deploymentOutputs } from './procedures/deployment/outputs.js';
 import { deploymentPreview } from './procedures/deployment/preview.js';
 import { deploymentStop } from './procedures/deployment/stop.js';
 import { health } from './procedures/health.js';
+import { outputEvents } from './procedures/output/events.js';
+import { outputLatest } from './procedures/output/latest.js';
+import { outputSeriesProcedure } from './procedures/output/series.js';
+import { outputWatch } from './procedures/output/watch.js';
 import { kernelGet } from './procedures/kernel/get.js';
 import { kernelList } from './procedures/kernel/list.js';
 import { kernelUpload } from './procedures/kernel/upload.js';
@@ -75,6 +79,7 @@ export const appRouter = router({
   kernel: router({ list: kernelList, get: kernelGet, upload: kernelUpload, diff: kernelDiff, events: kernelEvents, format: kernelFormat }),
   program: router({ list: programList, get: programGet, publish: programPublish }),
   version: router({ list: versionList, get: versionGet, spec: versionSpec, yank: versionYank }),
+  output: router({ latest: outputLatest, series: outputSeriesProcedure, events: outputEvents, watch: outputWatch }),
   compat: router({ matrix: compatMatrixProcedure, grid: compatGridProcedure, cell: compatCellProcedure, job: compatJob, jobs: compatJobs }),
 });
 

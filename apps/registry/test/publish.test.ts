@@ -51,6 +51,20 @@ describe.each(backends)('publishing on %s', (backend) => {
       expect(audit.map((a) => [a.targetId, a.actorId])).toEqual([[r.version.id, t.ownerId]]);
     });
 
+    it('stores a script artifact compiled again here: sourceKind script, fields named by the script; a script that does not compile is bad input', async () => {
+      const { compileScript, targetOfFormats } = await import('@probeyard/script');
+      const { parseEventFormat } = await import('@probeyard/formats');
+      const wakeup = parseEventFormat(read('packages/compat/test/fixtures/formats/linux-6.18/sched/sched_wakeup/format').toString(), { system: 'sched' });
+      const compiled = await compileScript('tracepoint:sched:sched_wakeup { @[args.pid] = count(); } END { printf("bye\\n"); }', { target: targetOfFormats([wakeup]) });
+      if (!compiled.ok) throw new Error('does not compile');
+      const t = await h.tenant('pub-script');
+      const r = await t.owner.program.publish({ name: 'wakeups', version: '1.0.0', artifact: b64(compiled.artifact) });
+      expect(r.version).toMatchObject({ artifactKind: 'script', digest: compiled.spec.digest, manifest: { attachPoints: ['sched/sched_wakeup'], fields: [{ field: 'pid', source: 'script' }] } });
+      expect(r.version.verifierReport).toMatchObject({ ok: true, programs: [{ program: 'sched_wakeup_0', ok: true }, { program: 'end_1', ok: true }] });
+      const broken = new TextEncoder().encode(new TextDecoder().decode(compiled.artifact).replace('args.pid', 'args.nope'));
+      await expect(t.owner.program.publish({ name: 'wakeups', version: '1.0.1', artifact: b64(broken) })).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining("args.nope: sched/sched_wakeup has no field 'nope'") });
+    });
+
     it('stores Probeyard assembly, and a second version of the same program', async () => {
       const t = await h.tenant('pub-asm');
       await t.owner.program.publish({ name: 'switches', version: '0.1.0', artifact: b64(switchCount) });

@@ -74,7 +74,7 @@ describe.each(backends)('kernel.upload parsing on a worker on %s', (backend) => 
       (err: unknown) => err,
     );
     // The worker spins; this thread answers queries meanwhile.
-    await expect(t.owner.kernel.list()).resolves.toEqual({ profiles: [] });
+    await expect(t.owner.kernel.list()).resolves.toEqual({ profiles: [], nextCursor: null });
     const err = await slow;
     clearInterval(timer);
     expect(err).toMatchObject({ code: 'BAD_REQUEST', message: 'kernel upload: trace.dat: not decoded within 2 s (the file may be hostile or corrupt)' });

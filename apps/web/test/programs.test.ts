@@ -110,6 +110,7 @@ describe.skipIf(browserSkipReason)('programs (Chromium)', () => {
     await other.api.program.publish.mutate({ name: 'secret-prog', version: '1.0.0', artifact: Buffer.from((await import('node:fs')).readFileSync(join(examples, 'sched-switch-count.s'))).toString('base64') });
     const res = await browser.page.goto(`${stack.webUrl}/programs/secret-prog`);
     expect(res?.status()).toBe(404);
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text, without the page's inline scripts
     expect(await browser.page.locator('body').innerText()).toMatch(/not found/i);
     const res2 = await browser.page.goto(`${stack.webUrl}/programs/secret-prog/1.0.0`);
     expect(res2?.status()).toBe(404);

@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type DisplayHint, parseDisplayHint } from './display-hint.js';
+import { fixturesDir } from '../test/fixtures.js';
+import { type DisplayHint, parseDisplayHint, parseDisplayTag } from './display-hint.js';
 import { CompatError } from './errors.js';
-import type { ProgramSpec } from './program-spec.js';
+import { type ProgramSpec, readProgramSpec } from './program-spec.js';
 import { specFromJson, specToJson } from './spec-json.js';
 
 describe('parseDisplayHint', () => {
@@ -42,5 +45,34 @@ describe('parseDisplayHint', () => {
     const json = specToJson(spec) as unknown as { maps: { display: unknown }[] };
     json.maps[0]!.display = { kind: 'bars' };
     expect(() => specFromJson(json)).toThrow("display hint spec.maps[0].display: unknown kind 'bars'");
+  });
+});
+
+describe('parseDisplayTag', () => {
+  it.each<[string, DisplayHint]>([
+    ['probeyard.display:hidden', { kind: 'hidden', source: 'metadata' }],
+    ['probeyard.display:log2-histogram,bucket=libbpf-tools,unit=us', { kind: 'log2-histogram', bucket: 'libbpf-tools', unit: 'us', source: 'metadata' }],
+    ['probeyard.display:linear-histogram, min=-10, max=100, step=10', { kind: 'linear-histogram', min: -10, max: 100, step: 10, source: 'metadata' }],
+  ])('reads %s', (text, want) => {
+    expect(parseDisplayTag(text)).toEqual(want);
+  });
+
+  it.each<[string, string]>([
+    ['display:hidden', "display hint display tag: want 'probeyard.display:KIND[,key=value...]', got 'display:hidden'"],
+    ['probeyard.display:counts,unit', "display hint display tag: 'unit' is not key=value"],
+    ['probeyard.display:counts,source=script', "display hint display tag: 'source' cannot be set by a pair"],
+    ['probeyard.display:bars', "display hint display tag: unknown kind 'bars'"],
+  ])('refuses %s', (text, message) => {
+    expect(() => parseDisplayTag(text)).toThrow(message);
+  });
+
+  it('comes from the BTF declaration tags of a C object (test/fixtures/objects/display_tags.c)', async () => {
+    const spec = await readProgramSpec(new Uint8Array(readFileSync(join(fixturesDir, 'objects', 'display_tags.o'))));
+    const byName = Object.fromEntries(spec.maps.map((m) => [m.name, m.display]));
+    expect(byName).toEqual({
+      started_ns: { kind: 'hidden', source: 'metadata' },
+      switch_gap: { kind: 'log2-histogram', bucket: 'libbpf-tools', unit: 'us', source: 'metadata' },
+      switches: undefined,
+    });
   });
 });

@@ -92,3 +92,27 @@ export function parseDisplayHint(v: unknown, what = 'display'): DisplayHint {
       return { kind: kind as Exclude<DisplayKind, 'log2-histogram' | 'linear-histogram'>, ...common } as DisplayHint;
   }
 }
+
+/** The prefix of a BTF declaration tag that carries a map's display hint in a C object. */
+export const displayTagPrefix = 'probeyard.display:';
+
+/**
+ * Reads the text of a display tag: `KIND[,key=value...]` after {@link displayTagPrefix}, as a C
+ * program writes it on a map with `__attribute__((btf_decl_tag("probeyard.display:hidden")))` or
+ * `"probeyard.display:log2-histogram,bucket=libbpf-tools,unit=us"`. Integers (`min`, `max`,
+ * `step`) are read as numbers. The hint's `source` is `metadata`.
+ */
+export function parseDisplayTag(text: string, what = 'display tag'): DisplayHint {
+  if (!text.startsWith(displayTagPrefix)) throw bad(what, `want '${displayTagPrefix}KIND[,key=value...]', got '${text}'`);
+  const [kind, ...pairs] = text.slice(displayTagPrefix.length).split(',');
+  const o: Record<string, unknown> = { kind: kind?.trim(), source: 'metadata' };
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw bad(what, `'${pair}' is not key=value`);
+    const key = pair.slice(0, eq).trim();
+    const value = pair.slice(eq + 1).trim();
+    if (key === 'kind' || key === 'source') throw bad(what, `'${key}' cannot be set by a pair`);
+    o[key] = /^-?\d+$/.test(value) ? Number(value) : value;
+  }
+  return parseDisplayHint(o, what);
+}

@@ -23,6 +23,7 @@ export {
   type ReadProgramOptions,
   readProgramSpec,
   valueTypeOfBtf,
+  displayHintsOfBtf,
 } from './program-spec.js';
 export {
   type DisplayHint,
@@ -31,6 +32,8 @@ export {
   type Log2Bucketing,
   displayKinds,
   parseDisplayHint,
+  parseDisplayTag,
+  displayTagPrefix,
 } from './display-hint.js';
 export {
   type RuntimeProbe,
@@ -40,6 +43,14 @@ export {
   runtimeProbeOf,
   runtimeProbeSection,
 } from './script-spec.js';
+export {
+  type PrintfConversion,
+  type PrintfSegment,
+  parsePrintf,
+  formatPrintf,
+  formatIntegerConversion,
+  formatStringConversion,
+} from './script-printf.js';
 export { type ProgramSpecJson, specToJson, specFromJson } from './spec-json.js';
 export {
   ABI_TAG,

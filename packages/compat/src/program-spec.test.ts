@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { examplesDir } from '../test/fixtures.js';
+import { examplesDir, fixturesDir } from '../test/fixtures.js';
 import { CompatError } from './errors.js';
 import { readProgramSpec } from './program-spec.js';
+import { specFromJson, specToJson } from './spec-json.js';
 
 const runqlat = new Uint8Array(readFileSync(join(examplesDir, 'runqlat.o')));
 
@@ -19,6 +20,24 @@ async function outcome(bytes: Uint8Array): Promise<'ok' | 'compat-error'> {
 }
 
 describe('readProgramSpec', () => {
+  it('finds the record layout of a ring buffer from the BTF struct named like its events', async () => {
+    const spec = await readProgramSpec(new Uint8Array(readFileSync(join(fixturesDir, 'objects', 'ringbuf_event.o'))));
+    const events = spec.maps.find((m) => m.name === 'events')!;
+    expect(events).toMatchObject({ typeName: 'ringbuf', keySize: 0, valueSize: 0, maxEntries: 4096 });
+    expect(events.valueType).toBeUndefined();
+    expect(events.eventType).toEqual({
+      kind: 'struct',
+      fields: [
+        { name: 'pid', offset: 0, type: { kind: 'int', size: 4, signed: false } },
+        { name: 'id', offset: 4, type: { kind: 'int', size: 4, signed: false } },
+        { name: 'comm', offset: 8, type: { kind: 'string', size: 16 } },
+      ],
+    });
+    expect(specFromJson(JSON.parse(JSON.stringify(specToJson(spec)))).maps).toEqual(spec.maps);
+    // runqlat has no ring buffer: no event types
+    expect((await readProgramSpec(runqlat)).maps.every((m) => m.eventType === undefined)).toBe(true);
+  });
+
   it('links each program of an object with its relocations placed on the linked instructions', async () => {
     const spec = await readProgramSpec(runqlat);
     expect(spec.programs.map((p) => [p.name, p.section, p.attach, p.instructions.length / 8])).toEqual([

@@ -12,7 +12,7 @@ import {
 } from '@probeyard/formats';
 import { type AssembledObject, assemble, encode, IsaError } from '@probeyard/isa';
 import { linkObjectProgram, VerifierError } from '@probeyard/verifier';
-import type { DisplayHint } from './display-hint.js';
+import { type DisplayHint, displayTagPrefix, parseDisplayTag } from './display-hint.js';
 import type { SpecScript } from './script-spec.js';
 import { CompatError } from './errors.js';
 import { type EventLayout, layoutOf } from './event-layout.js';
@@ -100,6 +100,13 @@ export interface SpecMap {
   readonly?: boolean;
   /** How the map wants to be shown (see {@link DisplayHint}); undefined: decided by convention at run time. */
   display?: DisplayHint;
+  /**
+   * Ring buffers and perf event arrays: the layout of the records the program emits into it,
+   * from the object's BTF struct named `<map>_event`, the map's name without a final `s`
+   * (`events` → `event`), or `event`, whichever exists first (clang emits a struct to BTF only
+   * when a global or a function names it: libbpf-tools declare `struct event *unused_event;`).
+   */
+  eventType?: ValueType;
 }
 
 /** A global data section (`.rodata`, `.data`, `.bss`): initial bytes and variables. */
@@ -168,6 +175,34 @@ function attachOf(section: string, attach: { kind: string; system?: string; even
 }
 
 const MAX_TYPE_DEPTH = 16;
+
+/** The record layout of a ring buffer or perf event array named `map` (see {@link SpecMap.eventType}). */
+function eventTypeOf(btf: BtfSpec, map: string): ValueType | undefined {
+  for (const name of [`${map}_event`, map.replace(/s$/, ''), 'event']) {
+    for (const id of btf.typeIdsByName(name)) {
+      if (btf.kindOf(id) !== 'struct') continue;
+      const t = valueTypeOfBtf(btf, id);
+      if (t) return t;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Display hints the object declares on its map variables: BTF declaration tags
+ * `probeyard.display:KIND[,key=value...]` (see {@link parseDisplayTag}), by the tagged VAR's id.
+ * A malformed tag is the object's error (`malformed`, naming the variable).
+ */
+export function displayHintsOfBtf(btf: BtfSpec): Map<number, DisplayHint> {
+  const out = new Map<number, DisplayHint>();
+  for (let id = 1; id < btf.typeCount; id++) {
+    if (btf.kindOf(id) !== 'decl_tag') continue;
+    const t = btf.type(id);
+    if (t.kind !== 'decl_tag' || t.componentIdx !== -1 || !t.name.startsWith(displayTagPrefix)) continue;
+    out.set(t.type, parseDisplayTag(t.name, `of ${btf.nameOf(t.type) || `type ${t.type}`}`));
+  }
+  return out;
+}
 
 /** A BTF type as a {@link ValueType}; undefined for kinds a map layout does not use. */
 export function valueTypeOfBtf(btf: BtfSpec, typeId: number, depth = 0): ValueType | undefined {
@@ -267,6 +302,7 @@ function specOfObject(bytes: Uint8Array, options: ReadProgramOptions): ProgramSp
     fieldRelocations.sort((x, y) => x.insnIndex - y.insnIndex);
     programs.push({ name: p.name, section: p.section, attach: attachOf(p.section, p.attach), instructions: linked.bytes, fieldRelocations });
   }
+  const displayTags = btf === undefined ? new Map<number, DisplayHint>() : displayHintsOfBtf(btf);
   const maps: SpecMap[] = object.maps.map((m) => {
     const out: SpecMap = {
       name: m.name,
@@ -285,6 +321,12 @@ function specOfObject(bytes: Uint8Array, options: ReadProgramOptions): ProgramSp
       const t = valueTypeOfBtf(btf, m.valueTypeId);
       if (t) out.valueType = t;
     }
+    if (btf !== undefined && (m.type === 27 || m.type === 4)) {
+      const t = eventTypeOf(btf, m.name);
+      if (t) out.eventType = t;
+    }
+    const display = m.btfVarId === undefined ? undefined : displayTags.get(m.btfVarId);
+    if (display) out.display = display;
     return out;
   });
   const globals: SpecGlobal[] = [];

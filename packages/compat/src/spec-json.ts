@@ -220,6 +220,7 @@ export function specFromJson(json: unknown): ProgramSpec {
     if (m.globalSection !== undefined) out.globalSection = str(m, 'globalSection', w);
     if (m.readonly !== undefined) out.readonly = bool(m, 'readonly', w);
     if (m.display !== undefined) out.display = parseDisplayHint(m.display, `${w}.display`);
+    if (m.eventType !== undefined) out.eventType = valueType(m.eventType, `${w}.eventType`);
     return out;
   });
   const globals: SpecGlobal[] = arr(o, 'globals', 'spec').map((v, i) => {

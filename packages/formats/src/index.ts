@@ -92,6 +92,7 @@ export {
 // Tracefs event formats, print fmt and kernel profiles (src/event-format, src/print-fmt, src/profile).
 export { type FormatField, type EventFormat, maxFieldExtent, parseEventFormat, findField } from './event-format/event-format.js';
 export { type FieldDeclaration, parseFieldDeclaration } from './event-format/field-declaration.js';
+export { type RelayoutOptions, relayoutRecord } from './event-format/relayout-record.js';
 export {
   isFieldSigned,
   readFieldNumber,
@@ -125,6 +126,18 @@ export { type TarFile, readTar, isGzip } from './profile/tar.js';
 // Ring-buffer pages, trace-cmd trace.dat, record streams (src/ring-buffer, src/trace-dat, src/record-stream.ts).
 export { type HeaderPageLayout, parseHeaderPage, defaultHeaderPage } from './ring-buffer/header-page.js';
 export { type HeaderEventLayout, parseHeaderEvent } from './ring-buffer/header-event.js';
+export {
+  type PageEvent,
+  type PageOptions,
+  type PagedRecord,
+  encodePage,
+  encodeRecordPages,
+  pageEventSize,
+  headerPageText,
+  headerEventText,
+} from './ring-buffer/encode-page.js';
+export { type TraceDatEncodeInput, encodeTraceDat } from './trace-dat/encode-trace-dat.js';
+export { type RelayoutTarget, relayoutTraceDat } from './trace-dat/relayout-trace-dat.js';
 export {
   RingBufferType,
   missedEventsFlag,

@@ -1,5 +1,5 @@
-// A zlib-compressed version 7 trace.dat written by Probeyard's own writer (test/helpers/
-// write-trace-dat.ts) from three real ring-buffer pages (test/fixtures/ring-buffer/): the reader
+// A zlib-compressed version 7 trace.dat written by Probeyard's own writer (src/trace-dat/
+// encode-trace-dat.ts) from three real ring-buffer pages (test/fixtures/ring-buffer/): the reader
 // gives the pages' records, and the report equals what trace-cmd 3.1.6 prints for the same
 // recording written uncompressed (this trace-cmd build reads only zstd and none).
 import { spawnSync } from 'node:child_process';
@@ -15,7 +15,7 @@ import { PageReader } from '../src/ring-buffer/page.js';
 import { reportChunks } from '../src/trace-dat/report.js';
 import { openTraceDat } from '../src/trace-dat/trace-dat-reader.js';
 import { ownFixtureInput, ownFixturePages, ownZlibFixturePath, timeShiftCases } from './helpers/own-trace-dat.js';
-import { writeTraceDatV7 } from './helpers/write-trace-dat.js';
+import { encodeTraceDat } from '../src/trace-dat/encode-trace-dat.js';
 
 const dir = join(__dirname, 'fixtures');
 const parseFormat = (text: string, system: string) => parseEventFormat(text, { system });
@@ -48,7 +48,7 @@ function report(bytes: Uint8Array, raw: boolean): string {
 
 describe('own zlib trace.dat (version 7)', () => {
   it('is what the writer makes of the real pages today (the fixture is reproducible)', () => {
-    expect(Buffer.from(writeTraceDatV7(ownFixtureInput('zlib'))).equals(Buffer.from(fixture))).toBe(true);
+    expect(Buffer.from(encodeTraceDat(ownFixtureInput('zlib'))).equals(Buffer.from(fixture))).toBe(true);
   });
 
   it('reads as zlib, section by section, with each CPU holding exactly the records of its page', () => {
@@ -77,7 +77,7 @@ describe('own zlib trace.dat (version 7)', () => {
   ])('report (raw %s) equals trace-cmd report of the same recording uncompressed (%s)', (raw, expectedFile) => {
     const text = report(fixture, raw);
     expect(text).toBe(readFileSync(join(dir, 'trace-dat', expectedFile), 'utf8'));
-    expect(report(writeTraceDatV7(ownFixtureInput('none')), raw)).toBe(text);
+    expect(report(encodeTraceDat(ownFixtureInput('none')), raw)).toBe(text);
     if (!raw) {
       // trace-cmd's sched plugin learned comms from next_comm/comm: pids not in saved_cmdlines.
       expect(text).toContain('     rcu_preempt-15    [000]');
@@ -99,26 +99,26 @@ describe('own zlib trace.dat (version 7)', () => {
       console.log('trace-cmd not installed: live comparison skipped (the stored outputs above were made by trace-cmd 3.1.6)');
       return;
     }
-    for (const raw of [false, true]) expect(traceCmdReport(writeTraceDatV7(ownFixtureInput('none')), raw)).toBe(report(fixture, raw));
+    for (const raw of [false, true]) expect(traceCmdReport(encodeTraceDat(ownFixtureInput('none')), raw)).toBe(report(fixture, raw));
   });
 });
 
 describe('TIME_SHIFT option (guest recordings synchronised to the host clock)', () => {
   it.each(timeShiftCases.map((c, i) => [c.name, i] as const))('%s: times as trace-cmd report shifts them', (_name, i) => {
     const c = timeShiftCases[i]!;
-    const zlib = writeTraceDatV7({ ...ownFixtureInput('zlib'), options: [c.option] });
+    const zlib = encodeTraceDat({ ...ownFixtureInput('zlib'), options: [c.option] });
     const dat = openTraceDat(zlib, { parseFormat }).dat;
     expect(dat.timeShift?.peerTraceId).toBe(0x1234n);
     const text = report(zlib, false);
     expect(text).toBe(readFileSync(join(dir, 'trace-dat', `own_v7.time_shift_${i + 1}.report.txt`), 'utf8'));
     expect(text).not.toBe(report(fixture, false)); // the shift changed times
-    if (traceCmdInstalled()) expect(traceCmdReport(writeTraceDatV7({ ...ownFixtureInput('none'), options: [c.option] }), false)).toBe(text);
+    if (traceCmdInstalled()) expect(traceCmdReport(encodeTraceDat({ ...ownFixtureInput('none'), options: [c.option] }), false)).toBe(text);
     else console.log('trace-cmd not installed: live TIME_SHIFT comparison skipped');
   });
 
   it('a TIME_SHIFT claiming more samples than it holds is an out-of-range FormatError', () => {
     const option = timeShiftCases[0]!.option;
     const cut = { id: option.id, data: option.data.slice(0, 40) };
-    expect(() => openTraceDat(writeTraceDatV7({ ...ownFixtureInput('none'), options: [cut] }))).toThrow(expect.objectContaining({ code: 'out-of-range' }));
+    expect(() => openTraceDat(encodeTraceDat({ ...ownFixtureInput('none'), options: [cut] }))).toThrow(expect.objectContaining({ code: 'out-of-range' }));
   });
 });

@@ -9,7 +9,7 @@ import { parseHeaderEvent } from '../src/ring-buffer/header-event.js';
 import { parseHeaderPage } from '../src/ring-buffer/header-page.js';
 import { decodePageHeader, PageReader } from '../src/ring-buffer/page.js';
 import { parseMiniFormat, type MiniFormat } from './helpers/mini-format.js';
-import { headerPageText, writePage, type PageEvent, type PageOptions } from './helpers/page-writer.js';
+import { encodePage as writePage, headerPageText, type PageEvent, type PageOptions } from '../src/ring-buffer/encode-page.js';
 import { referenceLines, type HeaderStyle } from './helpers/reference-lines.js';
 
 const fixtures = join(__dirname, 'fixtures/ring-buffer');

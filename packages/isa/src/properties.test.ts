@@ -82,7 +82,11 @@ describe('round-trip properties', () => {
       fc.property(program, (p) => {
         const text = disassemble(p, { syntax });
         expect(assembleInstructions(text, { syntax })).toEqual(placeInstructions(p));
-        expect(assembleInstructions(text)).toEqual(placeInstructions(p));
+        // Without a syntax, `call -1` is a local call (src 1) as in LLVM's; a helper call with a
+        // negative id (src 0) reads the same in the conformance syntax, so only its own syntax
+        // can tell (seed -921591904 found one).
+        const ambiguous = syntax === 'conformance' && p.some((f) => f.opcode === 0x85 && f.src === 0 && f.imm < 0);
+        if (!ambiguous) expect(assembleInstructions(text)).toEqual(placeInstructions(p));
         const labelled = disassemble(p, { syntax, labels: true });
         expect(assembleInstructions(labelled, { syntax })).toEqual(placeInstructions(p));
       }),

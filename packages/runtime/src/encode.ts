@@ -148,11 +148,13 @@ export function encodeMapSnapshot(loaded: LoadedSpec, options: MapSnapshotOption
 
 /**
  * An `events` payload: outputs in emission order, each ring-buffer or perf record decoded with
- * the value type its map declares (when the object's BTF gives one and it fits), else `{ hex }`.
+ * the record layout its map has in the object's BTF (`SpecMap.eventType`: a struct named like the
+ * map's events; for a ring buffer also its value type) when the record is long enough for it,
+ * else `{ hex }`.
  */
 export function encodeEvents(loaded: LoadedSpec, outputs: readonly VmOutput[], dropped: number, runId: string): EventsPayload {
   const typeOf = new Map<string, ValueType | undefined>();
-  for (const m of loaded.spec.maps) if (m.type === 27) typeOf.set(m.name, m.valueType);
+  for (const m of loaded.spec.maps) if (m.type === 27 || m.type === 4) typeOf.set(m.name, m.eventType ?? (m.type === 27 ? m.valueType : undefined));
   const events: OutputEventJson[] = outputs.map((o) => {
     if (o.kind === 'printk') return { timeNs: o.timestamp.toString(), cpu: o.cpu, source: 'printk', text: o.text };
     const type = typeOf.get(o.map);

@@ -15,6 +15,7 @@ export {
 export { type OutputBounds, OutputQueue } from './output-queue.js';
 export { type TargetCounters, type TargetFault, type DispatchRunOptions, AttachedTarget, Dispatcher } from './dispatcher.js';
 export { resolveDisplayHint, unitOfMapName, slotsMember } from './display.js';
+export { type ScriptSessionOptions, type ScriptRunOptions, ScriptSession } from './script-session.js';
 export {
   type JsonValue,
   type SnapshotEntryJson,

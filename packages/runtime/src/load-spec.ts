@@ -51,6 +51,8 @@ export interface LoadSpecOptions {
   tier?: VmTier;
   /** Bounds of the output queue between two takes (see {@link OutputQueue}). */
   outputs?: OutputBounds;
+  /** Time one run in this many for the CPU-time counters (default 16; 1 times every run). */
+  timeEvery?: number;
 }
 
 /**
@@ -208,7 +210,7 @@ export function loadSpec(spec: ProgramSpec, options: LoadSpecOptions = {}): Load
       event,
       eventId: event === undefined ? undefined : options.eventIds?.get(event),
       program: result.program,
-      runtime: new EventRuntime(vm, result.program),
+      runtime: new EventRuntime(vm, result.program, { timeEvery: options.timeEvery ?? 16 }),
     });
   }
   return new LoadedSpec(spec, vm, maps, programs, queue, cpuCount);

@@ -1,6 +1,8 @@
-import { profileFormat } from '@probeyard/compat';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { profileFormat, readProgramSpec } from '@probeyard/compat';
 import { describe, expect, it } from 'vitest';
-import { asmSpec, exampleSpec, fixtureProfile, recordOf } from '../test/fixtures.js';
+import { asmSpec, exampleSpec, fixtureProfile, recordOf, repoRoot } from '../test/fixtures.js';
 import { Dispatcher } from './dispatcher.js';
 import { encodeCounters, encodeEvents, encodeMapSnapshot, encodeSnapshotMap, jsonOfTyped } from './encode.js';
 import { loadForProfile } from './load-spec.js';
@@ -112,6 +114,25 @@ main:
       dropped: 2,
     });
     expect(parseEventsPayload(roundTrip(p))).toEqual(p);
+  });
+
+  it('events of a C program decoded with its BTF struct event, bounded with a count of what was dropped', async () => {
+    const spec = await readProgramSpec(new Uint8Array(readFileSync(join(repoRoot, 'packages/compat/test/fixtures/objects/ringbuf_event.o'))));
+    const profile = await fixtureProfile('linux-6.18');
+    const out = loadForProfile(spec, profile, { environment: { commOf: (pid) => (pid === 4242 ? 'bash' : undefined) }, outputs: { maxOutputs: 2 } });
+    if (!out.ok) throw new Error(out.status);
+    const f = profileFormat(profile, 'raw_syscalls/sys_enter')!;
+    for (const id of [110, 39, 0]) out.loaded.runRecord(f.id, { cpu: 1, timestamp: 5000 + id, data: recordOf(f, { common_pid: 4242, id }) });
+    const { outputs, dropped } = out.loaded.outputs.take();
+    expect(dropped).toBe(1);
+    const p = encodeEvents(out.loaded, outputs, dropped, 'r');
+    expect(p.events).toEqual([
+      { timeNs: '5110', cpu: 1, source: 'ringbuf', map: 'events', data: { pid: 4242, id: 110, comm: 'bash' } },
+      { timeNs: '5039', cpu: 1, source: 'ringbuf', map: 'events', data: { pid: 4242, id: 39, comm: 'bash' } },
+    ]);
+    expect(p.dropped).toBe(1);
+    expect(out.loaded.outputs.take()).toEqual({ outputs: [], dropped: 0 });
+    expect(out.loaded.displays[out.loaded.spec.maps.findIndex((m) => m.name === 'events')]).toEqual({ kind: 'events', source: 'convention' });
   });
 
   it('counters of a dispatched target', async () => {

@@ -190,3 +190,26 @@ describe('the compiled tier', () => {
     expect(results[1]).toEqual(results[0]);
   });
 });
+
+describe('the context of a run', () => {
+  it.each(['compiled', 'interpreter'] as const)('is the record at its offset in a larger buffer, from buffer to buffer (%s)', (tier) => {
+    const vm = new Vm({ tier });
+    // r0 = the record's last word (r2 = its length), read at an offset the record ends on
+    const program = loadProgramOrThrow(asm('r0 = *(u32 *)(r1 + 20)\nexit'), vm.loadOptions());
+    const pages = [0, 1, 2].map((p) => Uint8Array.from({ length: 8192 }, (_, i) => (i * 7 + p * 13) & 0xff));
+    const word = (b: Uint8Array, at: number) => BigInt(new DataView(b.buffer, b.byteOffset).getUint32(at, true));
+    // aligned and unaligned offsets, three buffers in turn (more than the view cache holds)
+    for (const at of [0, 4, 5, 4096, 8168]) {
+      for (const page of pages) {
+        expect(vm.run(program, page, at, 24)).toBe(RunStatus.ok);
+        expect(vm.r0).toBe(word(page, at + 20));
+      }
+    }
+    // a subarray view: its own byte offset counts
+    const view = pages[1]!.subarray(12);
+    expect(vm.run(program, view, 8, 24)).toBe(RunStatus.ok);
+    expect(vm.r0).toBe(word(pages[1]!, 12 + 8 + 20));
+    // a record of 22 bytes: the word at 20 crosses its end and faults, whatever the buffer holds after it
+    expect(vm.run(program, pages[0]!, 100, 22)).toBe(RunStatus.fault);
+  });
+});

@@ -198,6 +198,16 @@ export class Vm {
   regionLow: Int32Array;
   readonly regionKind: RegionKind[] = [];
   private contextBuffer = new Uint8Array(256);
+  /** {@link contextBuffer} as 32-bit words (its length rounded down), for copying records by words. */
+  private contextWords = new Int32Array(this.contextBuffer.buffer, 0, 64);
+  /**
+   * Word views of the last two buffers records came from (a reader's pages: one pool per CPU),
+   * so copying a record into the context allocates nothing.
+   */
+  private sourceBuffer0: ArrayBufferLike | undefined;
+  private sourceWords0: Int32Array<ArrayBufferLike> = new Int32Array(0);
+  private sourceBuffer1: ArrayBufferLike | undefined;
+  private sourceWords1: Int32Array<ArrayBufferLike> = new Int32Array(0);
   private readonly ringBuffers: RingBuffer[];
   /** The stack as 8-byte words (zeroing frame 0 per run: one `fill`). */
   private stackWords: Float64Array;
@@ -358,6 +368,7 @@ export class Vm {
       this.setRegionBytes(3 + i, m.values);
     });
     this.contextBuffer = new Uint8Array(buf, this.contextAddr, buf.byteLength - this.contextAddr);
+    this.contextWords = new Int32Array(buf, this.contextAddr & ~3, this.contextAddr % 4 === 0 ? this.contextBuffer.length >> 2 : 0);
     this.setRegionBytes(CONTEXT_REGION, this.contextBuffer);
   }
 
@@ -556,15 +567,42 @@ export class Vm {
         let size = this.contextBuffer.length;
         while (size < n) size *= 2;
         this.contextBuffer = new Uint8Array(size);
+        this.contextWords = new Int32Array(this.contextBuffer.buffer, 0, size >> 2);
         this.addRegion(CONTEXT_REGION, this.contextBuffer, 'context');
       }
     }
     const buf = this.contextBuffer;
     // a byte loop only for the smallest records: per byte it re-checks both arrays (measured:
-    // a 64-byte copy took longer than the 15-instruction program it fed)
-    if (n <= 16) for (let i = 0; i < n; i++) buf[i] = context[byteOffset + i] as number;
-    else buf.set(byteOffset === 0 && n === context.length ? context : context.subarray(byteOffset, byteOffset + n));
+    // a 64-byte copy took longer than the 15-instruction program it fed); a record inside a
+    // larger buffer (a page), 4-byte aligned as ring-buffer records are, goes word by word
+    // through a cached view of its buffer: `subarray` would allocate a view per event
+    if (n <= 16) {
+      for (let i = 0; i < n; i++) buf[i] = context[byteOffset + i] as number;
+    } else if (byteOffset === 0 && n === context.length) {
+      buf.set(context);
+    } else {
+      const at = context.byteOffset + byteOffset;
+      const words = (at & 3) !== 0 ? undefined : this.wordsOf(context.buffer);
+      const w = (n + 3) >> 2;
+      const s = at >> 2;
+      if (words !== undefined && s + w <= words.length && w <= this.contextWords.length) {
+        const dst = this.contextWords;
+        for (let i = 0; i < w; i++) dst[i] = words[s + i] as number;
+      } else buf.set(context.subarray(byteOffset, byteOffset + n));
+    }
     this.regionLength[CONTEXT_REGION] = n;
+  }
+
+  /** A word view of `buffer` from the two-entry cache (undefined for a buffer it cannot view). */
+  private wordsOf(buffer: ArrayBufferLike): Int32Array<ArrayBufferLike> | undefined {
+    if (buffer === this.sourceBuffer0) return this.sourceWords0;
+    if (buffer === this.sourceBuffer1) return this.sourceWords1;
+    if (buffer.byteLength < 64) return undefined;
+    this.sourceBuffer1 = this.sourceBuffer0;
+    this.sourceWords1 = this.sourceWords0;
+    this.sourceBuffer0 = buffer;
+    this.sourceWords0 = new Int32Array(buffer, 0, buffer.byteLength >> 2);
+    return this.sourceWords0;
   }
 
   /**

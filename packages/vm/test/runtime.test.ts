@@ -17,6 +17,22 @@ const folder = corpusRoot ? join(corpusRoot, 'tracefs/linux-6.18') : undefined;
 if (!folder) console.log('runtime feed test: skipped: the shared corpus is absent');
 
 describe('EventRuntime', () => {
+  it('timeEvery times one run in N and counts it N times', () => {
+    const { vm, programs } = loadAssembly('r0 = 0\nexit');
+    const program = [...programs.values()][0]!;
+    const sampled = new EventRuntime(vm, program, { timeEvery: 1000 });
+    const record = { cpu: 0, timestamp: 1, data: new Uint8Array(8) };
+    for (let i = 0; i < 999; i++) sampled.runEvent(record);
+    expect(sampled.counters).toMatchObject({ runs: 999, timeNs: 0 });
+    sampled.runEvent(record);
+    expect(sampled.counters.runs).toBe(1000);
+    expect(sampled.counters.timeNs).toBeGreaterThan(0);
+    // the one timed run counted a thousand times: a multiple of 1000 of its own time
+    const every = new EventRuntime(vm, program);
+    every.runEvent(record);
+    expect(every.counters.timeNs).toBeGreaterThan(0);
+  });
+
   it.skipIf(!folder)('counts a recorded feed per event type like the reference decoder', async () => {
     const records: EventRecord[] = [];
     for (const cpu of [0, 1]) {

@@ -14,10 +14,12 @@ format files, verifies it again there, and prints one verdict a kernel with its 
 compatible (same layout), relocated (runs after relocation), incompatible (why), unknown (the
 kernel's profile lacks an event the program attaches to).
 
-  PROGRAM                  a BPF ELF object or Probeyard assembly
+  PROGRAM                  a BPF ELF object, Probeyard assembly, or a script (.bt, compiled for
+                           --built-against's kernel)
   --kernel DIR|FILE        a kernel profile: an events/ tree (DIR), a tarball of one, a trace.dat
                            (FILE), or live (this machine's tracefs); repeat for more kernels
-  --built-against DIR|FILE formats the program was built for (names hard-coded offsets)
+  --built-against DIR|FILE formats the program was built for (names hard-coded offsets; a
+                           script is compiled for them)
   --pin-to DIR|FILE        a program with unnamed hard-coded offsets runs only where each event's
                            layout equals this kernel's
   --json                   print the verdicts as JSON

@@ -13,6 +13,7 @@ import { readProfile } from '@probeyard/compat/node';
 import type { EventFormat } from '@probeyard/formats';
 import type { Command } from '../command.js';
 import { CliError, type CliIo, ExitCode } from '../io.js';
+import { isScriptInput, scriptSpec } from '../script-input.js';
 import { readInput } from './asm.js';
 
 const help = `usage: probeyard inspect PROGRAM [--built-against DIR|FILE] [--json]
@@ -22,7 +23,8 @@ manifest: every event it attaches to and every field it reads, by name, with the
 and signedness it was built for and where the name came from (CO-RE, assembly symbol, or the
 verifier matched against --built-against). Reads nothing names are listed as layout-pinned.
 
-  PROGRAM                  a BPF ELF object (clang -target bpf) or Probeyard assembly; - reads stdin
+  PROGRAM                  a BPF ELF object (clang -target bpf), Probeyard assembly, or a script
+                           (.bt, compiled for --built-against's kernel); - reads stdin
   --built-against DIR|FILE the kernel the program was built for: an events/ tree, a tarball of one
                            or a trace.dat; assembly symbols resolve against it and hard-coded
                            offsets are named from it
@@ -50,9 +52,13 @@ export function profileFormats(profile: KernelProfile): EventFormat[] {
   return [...profile.events.keys()].map((k) => profileFormat(profile, k)).filter((f): f is EventFormat => f !== undefined);
 }
 
-/** Reads PROGRAM as a spec, with the build-time formats of `builtAgainst` when given. */
-export async function loadSpecFile(io: CliIo, path: string, builtAgainst: string | undefined): Promise<ProgramSpec> {
+/**
+ * Reads PROGRAM as a spec, with the build-time formats of `builtAgainst` when given. A script
+ * (`.bt`, or a script artifact) is compiled for `builtAgainst`'s kernel (`scriptProfile` first).
+ */
+export async function loadSpecFile(io: CliIo, path: string, builtAgainst: string | undefined, scriptProfile?: KernelProfile): Promise<ProgramSpec> {
   const bytes = await readInput(io, path);
+  if (isScriptInput(path, bytes)) return scriptSpec(path, bytes, scriptProfile ?? (builtAgainst === undefined ? undefined : await loadProfile(builtAgainst)));
   const buildFormats = builtAgainst === undefined ? [] : profileFormats(await loadProfile(builtAgainst));
   try {
     return await readProgramSpec(bytes, { buildFormats });
@@ -62,7 +68,8 @@ export async function loadSpecFile(io: CliIo, path: string, builtAgainst: string
 }
 
 function formatSpec(spec: ProgramSpec): string {
-  const lines = [`${spec.sourceKind === 'elf' ? 'BPF ELF object' : 'Probeyard assembly'}, ${spec.byteLength} bytes, license ${spec.license ?? 'none'}`];
+  const kind = spec.sourceKind === 'elf' ? 'BPF ELF object' : spec.sourceKind === 'script' ? 'script (compiled; artifact' : 'Probeyard assembly';
+  const lines = [`${kind}, ${spec.byteLength} bytes${spec.sourceKind === 'script' ? ')' : ''}, license ${spec.license ?? 'none'}`];
   lines.push('maps:');
   for (const m of spec.maps) {
     const global = m.globalSection ? ` (global data ${m.globalSection})` : '';

@@ -1,14 +1,19 @@
 import { TRPCClientError } from '@trpc/client';
+import { readProfile } from '@probeyard/compat/node';
 import type { Command } from '../command.js';
 import { CliError, type CliIo, ExitCode } from '../io.js';
 import { callRegistry, parseOptions, registryClient, resolveTarget, targetOptions } from '../registry.js';
+import { compileForCli, isScriptPath } from '../script-input.js';
 import { readInput } from './asm.js';
+import { loadProfile } from './inspect.js';
 
 const help = `usage: probeyard publish FILE --name NAME --version VERSION [--built-against PROFILE]
-                         [--description TEXT] [--tag TAG …] [--json]
+                         [--kernel DIR|FILE|live] [--description TEXT] [--tag TAG …] [--json]
 
-Publishes a tracing program to the registry: a BPF ELF object (clang -target bpf) or Probeyard
-assembly (FILE, or - for stdin). The registry parses it, verifies every program in it, extracts
+Publishes a tracing program to the registry: a BPF ELF object (clang -target bpf), Probeyard
+assembly (FILE, or - for stdin), or a script (FILE.bt: compiled here for --kernel's formats, and
+published as its artifact, the source with those formats, which the registry compiles again).
+The registry parses it, verifies every program in it, extracts
 the manifest (events and fields read by name), stores the version tagged "module-like, no ABI",
 and computes its compatibility with every kernel profile of the tenant in the background
 (\`probeyard compat NAME@VERSION\`). Versions are immutable: the same version again with the same
@@ -18,6 +23,10 @@ bytes is a no-op, with other bytes a conflict. Progress goes to stderr.
   --version VERSION    semantic version: 1.2.3, 1.0.0-rc.1
   --built-against P    a kernel profile in the registry the program was built for: assembly
                        field symbols take its offsets, hard-coded offsets are named from it
+  --kernel DIR|FILE|live  the formats a script is compiled for (its args.FIELD types and build
+                       layout): an events/ tree, a tarball, a trace.dat, or this machine's
+                       tracefs; default live when readable, else none (then a script may read no
+                       args and use no wildcards)
   --description TEXT   set the program's description
   --tag TAG            set the program's tags (repeat)
   --json               print the registry's answer as JSON
@@ -64,9 +73,19 @@ function diagnosticsOf(err: unknown): string {
   return (d ?? []).map((x) => `  ${x.program}: insn ${x.insnIndex}: ${x.insnText}\n    ${x.message}\n`).join('');
 }
 
+/** The kernel a script compiles for: --kernel, else this machine's tracefs when readable, else none. */
+async function scriptKernel(kernel: string | undefined) {
+  if (kernel !== undefined) return loadProfile(kernel);
+  try {
+    return await readProfile('live');
+  } catch {
+    return undefined;
+  }
+}
+
 export const publishCommand: Command = {
   name: 'publish',
-  summary: 'publish a program version (ELF object or assembly) to the registry',
+  summary: 'publish a program version (ELF object, assembly or script) to the registry',
   help,
   async run(args, io) {
     const { values, positionals } = parseOptions(args, {
@@ -76,14 +95,20 @@ export const publishCommand: Command = {
       description: { type: 'string' },
       tag: { type: 'string', multiple: true },
       'built-against': { type: 'string' },
+      kernel: { type: 'string' },
       json: { type: 'boolean' },
     });
     if (positionals.length !== 1) throw new CliError(`expected one FILE, got ${positionals.length}\n\n${help}`);
     if (!values.name) throw new CliError(`--name NAME is needed\n\n${help}`);
     if (!values.version) throw new CliError(`--version VERSION is needed\n\n${help}`);
     const file = positionals[0]!;
-    const bytes = await readInput(io, file);
+    let bytes = await readInput(io, file);
     if (bytes.length === 0) throw new CliError(`${file}: empty`);
+    if (isScriptPath(file)) {
+      const compiled = await compileForCli(file, bytes, await scriptKernel(values.kernel));
+      io.stderr(`publish: ${file} compiled: ${compiled.spec.programs.length} program${compiled.spec.programs.length === 1 ? '' : 's'}, ${compiled.spec.maps.length} map${compiled.spec.maps.length === 1 ? '' : 's'}\n`);
+      bytes = compiled.artifact;
+    } else if (values.kernel !== undefined) throw new CliError('--kernel is for scripts (FILE.bt)');
     const { url, token } = resolveTarget(values);
     if (!token) throw new CliError('no token: run `probeyard login`, or pass --token T or PROBEYARD_TOKEN');
     const api = registryClient(url, token, { fetch: progressFetch(io, 'publish') });

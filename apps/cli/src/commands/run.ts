@@ -5,20 +5,24 @@
 import { formatVerdict, profileFormat } from '@probeyard/compat';
 import { type EventFormat, FormatError, type RecordStream } from '@probeyard/formats';
 import { openTraceDatStream, openTracefsStream, removeStaleInstances } from '@probeyard/formats/node';
-import { Dispatcher, drawMaps, encodeMapSnapshot, loadForProfile } from '@probeyard/runtime';
+import { Dispatcher, drawMaps, encodeMapSnapshot, loadForProfile, ScriptSession } from '@probeyard/runtime';
 import { type Command, parseCommandArgs } from '../command.js';
 import { CliError, ExitCode } from '../io.js';
+import { scriptSpec } from '../script-input.js';
 import { loadProfile, loadSpecFile } from './inspect.js';
 
-const help = `usage: probeyard run PROGRAM --feed FILE.dat|live [--duration S] [--json] [--built-against P]
+const help = `usage: probeyard run PROGRAM|-e SCRIPT --feed FILE.dat|live [--duration S] [--json] [--built-against P]
 
 Runs a tracing program over a trace feed in Probeyard's VM: relocates it for the feed's own event
 formats (a trace.dat's formats, or this machine's tracefs), verifies it, runs every program on the
 records of its event, and prints the maps at the end as bpftrace does (counts sorted, histograms
 drawn as bars; how each map is drawn is its display hint: see packages/runtime's README). Events
 the feed lost are counted per CPU and printed first (\`Lost N events\`), beside the maps.
+A script (bpftrace's language, packages/script) is compiled for the feed's kernel first; its
+printf lines print as they come, BEGIN, END and interval probes run as bpftrace runs them.
 
-  PROGRAM          a BPF ELF object or Probeyard assembly
+  PROGRAM          a BPF ELF object, Probeyard assembly, or a script (.bt)
+  -e SCRIPT        a script given on the command line: 'tracepoint:raw_syscalls:sys_enter { @[args.id] = count(); }'
   --feed FILE.dat  replay a trace-cmd recording (its formats are the kernel profile)
   --feed live      the live tracefs ring buffer (root), in a private instance
   --duration S     stop a live feed after S seconds (default 5)
@@ -38,15 +42,18 @@ export const runCommand: Command = {
           duration: { type: 'string' },
           json: { type: 'boolean', default: false },
           'built-against': { type: 'string' },
+          expr: { type: 'string', short: 'e' },
         }, help);
     const { values, positionals } = parsed;
-    if (positionals.length !== 1) throw new CliError(`expected one PROGRAM, got ${positionals.length}\n\n${help}`);
+    if (values.expr !== undefined && positionals.length > 0) throw new CliError(`-e SCRIPT and PROGRAM: give one of them\n\n${help}`);
+    if (values.expr === undefined && positionals.length !== 1) throw new CliError(`expected one PROGRAM, got ${positionals.length}\n\n${help}`);
     const feed = values.feed;
     if (feed === undefined) throw new CliError(`--feed FILE.dat|live is needed\n\n${help}`);
     const duration = values.duration === undefined ? 5 : Number(values.duration);
     if (!Number.isFinite(duration) || duration <= 0) throw new CliError(`--duration takes seconds > 0, not ${values.duration}`);
-    const spec = await loadSpecFile(io, positionals[0]!, values['built-against']);
     const profile = await loadProfile(feed);
+    // a script compiles for the feed's kernel: its formats type args.FIELD, its events expand wildcards
+    const spec = values.expr !== undefined ? await scriptSpec('-e', new TextEncoder().encode(values.expr), profile) : await loadSpecFile(io, positionals[0]!, values['built-against'], profile);
     // the feed first: its CPU count sizes per-CPU maps (a live instance enables only the events
     // the profile has; a program needing another one is refused below)
     const wantedEvents = spec.programs.flatMap((p) => (p.attach.kind === 'tracepoint' ? [`${p.attach.system}/${p.attach.event}`] : []));
@@ -54,7 +61,9 @@ export const runCommand: Command = {
     // instances of earlier runs killed with SIGKILL (their process is gone) go first
     if (feed === 'live') removeStaleInstances();
     try {
-      stream = feed === 'live' ? openTracefsStream({ events: [...new Set(wantedEvents.filter((e) => profileFormat(profile, e) !== undefined))] }) : openTraceDatStream(feed);
+      // a script of BEGIN, END and intervals reads no events: no instance to make
+      if (feed === 'live' && wantedEvents.length === 0) stream = noRecords();
+      else stream = feed === 'live' ? openTracefsStream({ events: [...new Set(wantedEvents.filter((e) => profileFormat(profile, e) !== undefined))] }) : openTraceDatStream(feed);
     } catch (e) {
       if (e instanceof FormatError) throw new CliError(`feed ${feed}: ${e.message}`);
       throw e;
@@ -73,12 +82,17 @@ export const runCommand: Command = {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = feed === 'live' ? Date.now() + duration * 1000 : undefined;
     if (feed === 'live') timer = setTimeout(() => void stream.close(), duration * 1000);
+    let printed = '';
+    const session = spec.script === undefined ? undefined : new ScriptSession(loaded, { onText: (t) => (values.json ? (printed += t) : io.stdout(t)) });
     try {
-      for await (const batch of stream) {
-        dispatcher.dispatch(batch);
-        dispatcher.syncLost(stream.stats);
-        // a busy live feed may never leave the microtask queue: check the clock between batches too
-        if (deadline !== undefined && Date.now() >= deadline) break;
+      if (session !== undefined) await runScript(session, stream, dispatcher, feed === 'live', deadline);
+      else {
+        for await (const batch of stream) {
+          dispatcher.dispatch(batch);
+          dispatcher.syncLost(stream.stats);
+          // a busy live feed may never leave the microtask queue: check the clock between batches too
+          if (deadline !== undefined && Date.now() >= deadline) break;
+        }
       }
     } finally {
       if (timer) clearTimeout(timer);
@@ -93,7 +107,7 @@ export const runCommand: Command = {
     const snapshot = encodeMapSnapshot(loaded, { runId: 'run', traceTimeNs: dispatcher.traceTimeNs, eventsSeen: target.eventsSeen, eventsLost });
     if (values.json) {
       io.stdout(
-        `${JSON.stringify({ verdict: { status: verdict.status, reasons: verdict.reasons, programs: verdict.programs }, records, eventsLost, lostByCpu, counters, target: target.counters, maps: snapshot.maps }, null, 2)}\n`,
+        `${JSON.stringify({ verdict: { status: verdict.status, reasons: verdict.reasons, programs: verdict.programs }, records, eventsLost, lostByCpu, counters, target: target.counters, maps: snapshot.maps, ...(session !== undefined ? { output: printed } : {}) }, null, 2)}\n`,
       );
       return ExitCode.ok;
     }
@@ -101,7 +115,55 @@ export const runCommand: Command = {
     io.stderr(`${verdict.status} for this feed's kernel${changes.length ? ` (${changes.join('; ')})` : ''}; ${records} records\n`);
     if (eventsLost > 0) io.stderr(`the feed lost ${eventsLost} events (${lostByCpu.map((n, cpu) => `cpu${cpu} ${n}`).join(', ')}): the maps miss them\n`);
     for (const c of counters) if (c.faults > 0) io.stderr(`${c.program}: ${c.faults} faults\n`);
-    io.stdout(drawMaps(snapshot.maps, { eventsLost }));
+    // bpftrace prints two newlines after END's output, then the maps
+    io.stdout(`${session !== undefined ? '\n\n' : ''}${drawMaps(snapshot.maps, { eventsLost })}`);
     return ExitCode.ok;
   },
 };
+
+/** A feed without records (a live run that enables no event). */
+function noRecords(): RecordStream<EventFormat> {
+  return {
+    info: { kind: 'tracefs', cpuCount: 1, littleEndian: true, longSize: 8, format: () => undefined, comm: () => undefined },
+    stats: { records: 0, lostEvents: 0, lostUnknown: 0, lostByCpu: [0] },
+    async close() {},
+    async *[Symbol.asyncIterator]() {},
+  };
+}
+
+/**
+ * A script's run: BEGIN before the first record, intervals by the records' time (on a live feed
+ * also by the clock between batches, so they fire while nothing happens), actions as they come,
+ * END at the end of the feed, at the deadline, or after an exit().
+ */
+async function runScript(session: ScriptSession, stream: RecordStream<EventFormat>, dispatcher: Dispatcher, live: boolean, deadline: number | undefined): Promise<void> {
+  const hasEvents = session.loaded.events.length > 0;
+  const startWall = process.hrtime.bigint();
+  let lastRecords = -1;
+  let lastNs = 0n;
+  let lastWall = startWall;
+  if (!hasEvents) {
+    // BEGIN/END/interval only: no records to wait for
+    session.begin(0n);
+    while (live && !session.exited && session.hasIntervals && deadline !== undefined && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 10));
+      session.advance(process.hrtime.bigint() - startWall);
+    }
+    session.end(live ? process.hrtime.bigint() - startWall : 0n);
+    return;
+  }
+  await session.run(stream, dispatcher, {
+    onBatch: () => {
+      if (live) {
+        const now = process.hrtime.bigint();
+        if (dispatcher.records !== lastRecords) {
+          lastRecords = dispatcher.records;
+          lastNs = (BigInt(dispatcher.lastTsHigh >>> 0) << 32n) | BigInt(dispatcher.lastTsLow >>> 0);
+          lastWall = now;
+        } else if (dispatcher.records > 0) session.advance(lastNs + (now - lastWall));
+      }
+      // a busy live feed may never leave the microtask queue: check the clock between batches too
+      return deadline !== undefined && Date.now() >= deadline;
+    },
+  });
+}

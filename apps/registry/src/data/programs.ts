@@ -1,5 +1,6 @@
 import { ABI_TAG, buildManifest, isCompatError, type Manifest, mapDefsOf, type ProgramSpec, readProgramSpec, specToJson } from '@probeyard/compat';
 import { type EventFormat, isFormatError } from '@probeyard/formats';
+import { compileScriptArtifact, formatDiagnostics, isScriptArtifact, isScriptError } from '@probeyard/script';
 import { type Diagnostic, PERF_MAX_TRACE_SIZE, verify } from '@probeyard/verifier';
 import type { RegistryHooks } from '../context.js';
 import type { Db } from '../db/open.js';
@@ -85,8 +86,20 @@ export interface ReadArtifact {
   report: { ok: boolean; programs: ProgramReport[] };
 }
 
+/** The spec of a script artifact; a script that does not compile (or a malformed artifact) is `bad_request`. */
+async function scriptArtifactSpec(bytes: Uint8Array): Promise<ProgramSpec> {
+  try {
+    const r = await compileScriptArtifact(bytes, { name: 'script' });
+    if (r.ok) return r.spec;
+    throw new RegistryError('bad_request', `publish: the script does not compile:\n${formatDiagnostics(r.source, r.diagnostics).trimEnd()}`);
+  } catch (err) {
+    if (isScriptError(err)) throw new RegistryError('bad_request', `publish: ${err.message}`, {}, { cause: err });
+    throw err;
+  }
+}
+
 /**
- * Parses an artifact (BPF ELF object or Probeyard assembly) into a spec — with the formats of the
+ * Parses an artifact (BPF ELF object, Probeyard assembly or a script artifact) into a spec — with the formats of the
  * kernel it was built against when `buildFormatsOf` gives them — and verifies every program in it. A program reading fields by name without a build-time layout (assembly symbols) has
  * placeholder offsets until relocation, so it is verified against a raw record (every bound,
  * pointer, map and helper rule; the field layout is checked per kernel by the compat verdict).
@@ -99,17 +112,22 @@ export async function readArtifact(
 ): Promise<ReadArtifact> {
   if (bytes.length === 0) throw new RegistryError('bad_request', 'publish: the artifact is empty');
   let spec: ProgramSpec;
-  try {
-    spec = await readProgramSpec(bytes);
-    if (buildFormatsOf) {
-      // Read again with the formats it was built against: assembly symbols get their offsets,
-      // hard-coded offsets their names.
-      const events = new Set(spec.programs.flatMap((p) => [...(p.attach.kind === 'tracepoint' ? [p.attach.event] : []), ...p.fieldRelocations.map((r) => r.event)]));
-      spec = await readProgramSpec(bytes, { buildFormats: await buildFormatsOf(events) });
+  if (isScriptArtifact(bytes)) {
+    // a script artifact (packages/script: the source and the formats it was compiled for) compiles here again
+    spec = await scriptArtifactSpec(bytes);
+  } else {
+    try {
+      spec = await readProgramSpec(bytes);
+      if (buildFormatsOf) {
+        // Read again with the formats it was built against: assembly symbols get their offsets,
+        // hard-coded offsets their names.
+        const events = new Set(spec.programs.flatMap((p) => [...(p.attach.kind === 'tracepoint' ? [p.attach.event] : []), ...p.fieldRelocations.map((r) => r.event)]));
+        spec = await readProgramSpec(bytes, { buildFormats: await buildFormatsOf(events) });
+      }
+    } catch (err) {
+      if (isCompatError(err) || isFormatError(err)) throw new RegistryError('bad_request', `publish: ${err.message}`, {}, { cause: err });
+      throw err;
     }
-  } catch (err) {
-    if (isCompatError(err) || isFormatError(err)) throw new RegistryError('bad_request', `publish: ${err.message}`, {}, { cause: err });
-    throw err;
   }
   const programs = spec.programs.filter((p) => p.instructions.length > 0);
   if (programs.length === 0) throw new RegistryError('bad_request', 'publish: the artifact has no program');

@@ -19,10 +19,11 @@ type Grid = inferRouterOutputs<AppRouter>['compat']['grid'];
 type GridInput = NonNullable<inferRouterInputs<AppRouter>['compat']['grid']>;
 
 const letterVerdict: Record<string, string> = { c: 'compatible', r: 'relocated', i: 'incompatible', u: 'unknown', '.': 'pending' };
-const letterWord: Record<string, string> = { c: 'compat', r: 'reloc', i: 'incompat', u: 'unknown', '.': '…' };
+/** The cell's visible word: the verdict itself (the accessible name starts with it too). */
+const letterWord: Record<string, string> = { c: 'compatible', r: 'relocated', i: 'incompatible', u: 'unknown', '.': 'computing' };
 
 const labelWidth = 220;
-const colWidth = 92;
+const colWidth = 104;
 const rowHeight = 30;
 const headerHeight = 64;
 
@@ -190,7 +191,7 @@ export function CompatMatrix({ initial, input, initialCell }: { initial: Grid; i
                       role="gridcell"
                       aria-colindex={col.index + 2}
                       aria-selected={isOpen}
-                      aria-label={`${v.program}@${v.version} on ${p.name}: ${letterVerdict[ch]}`}
+                      aria-label={`${letterWord[ch]}: ${v.program}@${v.version} on ${p.name}`}
                       tabIndex={isActive ? 0 : -1}
                       data-cell={`${row.index}:${col.index}`}
                       className={`matrix-cell verdict v-${letterVerdict[ch]}${isOpen ? ' open' : ''}`}

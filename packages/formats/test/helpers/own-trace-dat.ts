@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { TraceDatWriteInput } from './write-trace-dat.js';
+import type { TraceDatEncodeInput } from '../../src/trace-dat/encode-trace-dat.js';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 const ring = join(fixtures, 'ring-buffer');
@@ -11,11 +11,10 @@ export const ownZlibFixturePath = join(fixtures, 'trace-dat', 'own_v7_zlib.dat')
 /** The pages, CPU by CPU. */
 export const ownFixturePages = ['cpu0_page0.raw', 'time_extend_page.raw', 'missed_page.raw'];
 
-export function ownFixtureInput(compression: 'none' | 'zlib'): TraceDatWriteInput {
+export function ownFixtureInput(compression: 'none' | 'zlib'): TraceDatEncodeInput {
   const events = ['sched_process_exec', 'sched_process_exit', 'sched_process_fork', 'sched_switch', 'sched_wakeup'];
   return {
     compression,
-    pageSize: 4096,
     headerPage: readFileSync(join(ring, 'header_page'), 'utf8'),
     headerEvent: readFileSync(join(ring, 'header_event'), 'utf8'),
     eventFormats: events.map((e) => ({ system: 'sched', text: readFileSync(join(ring, 'events', `${e}.format`), 'utf8') })),

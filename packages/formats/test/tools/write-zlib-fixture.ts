@@ -3,12 +3,12 @@
 // test/fixtures/ring-buffer/. Run: pnpm exec tsx test/tools/write-zlib-fixture.ts [--none FILE]
 import { writeFileSync } from 'node:fs';
 import { ownFixtureInput, ownZlibFixturePath } from '../helpers/own-trace-dat.js';
-import { writeTraceDatV7 } from '../helpers/write-trace-dat.js';
+import { encodeTraceDat } from '../../src/trace-dat/encode-trace-dat.js';
 
-writeFileSync(ownZlibFixturePath, writeTraceDatV7(ownFixtureInput('zlib')));
+writeFileSync(ownZlibFixturePath, encodeTraceDat(ownFixtureInput('zlib')));
 console.log(`wrote ${ownZlibFixturePath}`);
 const none = process.argv.indexOf('--none');
 if (none > 0) {
-  writeFileSync(process.argv[none + 1]!, writeTraceDatV7(ownFixtureInput('none')));
+  writeFileSync(process.argv[none + 1]!, encodeTraceDat(ownFixtureInput('none')));
   console.log(`wrote ${process.argv[none + 1]}`);
 }

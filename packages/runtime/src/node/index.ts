@@ -1,2 +1,2 @@
-// Node-only parts of @probeyard/runtime (files, the live feed).
-export {};
+// Node-only part of @probeyard/runtime: opening trace feeds (files, the live tracefs).
+export { type Feed, type OpenFeedOptions, openFeed } from './feed.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ingestOutputs, outputKinds } from '../../data/outputs.js';
+import { ingestOutputs, outputKinds } from '../../data/output-store.js';
 import { RegistryError } from '../../errors.js';
 import { idSchema } from '../../schemas.js';
 import { agentProcedure } from '../../trpc.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { getDeployment } from '../../data/deployments.js';
-import { listOutputs, outputKinds } from '../../data/outputs.js';
+import { listOutputs, outputKinds } from '../../data/output-store.js';
 import { idSchema, iso, isoDate } from '../../schemas.js';
 import { userProcedure } from '../../trpc.js';
 

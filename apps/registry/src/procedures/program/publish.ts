@@ -17,7 +17,7 @@ export const programPublishInput = z.strictObject({
   name: slugSchema,
   /** Semantic version (semver.org): `1.2.3`, `1.0.0-rc.1`. */
   version: semverSchema,
-  /** The ELF object (clang -target bpf) or Probeyard assembly text, base64. */
+  /** The ELF object (clang -target bpf), Probeyard assembly text, or a script artifact (packages/script), base64. */
   artifact: z
     .string()
     .min(1, 'artifact: empty')

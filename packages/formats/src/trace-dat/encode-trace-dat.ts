@@ -1,30 +1,45 @@
-// A small writer of trace-cmd file version 7 (little endian), written from the layout the reader
+// A writer of trace-cmd file version 7 (little endian), written from the layout the reader
 // decodes (and `trace-cmd dump` prints): the header with the compression name, one section per
 // metadata block, a BUFFER section with each CPU's pages (page aligned when uncompressed, zlib
-// chunks when compressed), and one options section, last, that points at all of them. Used to
-// build a zlib fixture from real ring-buffer pages; the `none` variant of the same input is read
-// by trace-cmd itself to check the layout.
+// chunks when compressed), and one options section, last, that points at all of them. For tests
+// and tools: recordings made from records (re-laid out for another kernel with relayoutRecord,
+// for instance) that this package's reader and `trace-cmd report` both read.
 import { zlibSync } from 'fflate';
+import { FormatError } from '../errors.js';
+import { encodeRecordPages, headerEventText, headerPageText } from '../ring-buffer/encode-page.js';
+import { parseHeaderPage } from '../ring-buffer/header-page.js';
 
 /** Option ids (trace-cmd's TRACECMD_OPTION_*), as the reader's TraceDatOption. */
 const Opt = { done: 0, buffer: 3, traceClock: 4, cpuCount: 8, headerInfo: 16, ftraceEvents: 17, eventFormats: 18, kallsyms: 19, printk: 20, cmdlines: 21 } as const;
 const magic = [0x17, 0x08, 0x44, 0x74, 0x72, 0x61, 0x63, 0x69, 0x6e, 0x67];
 
-export interface TraceDatWriteInput {
-  compression: 'none' | 'zlib';
+/** What {@link encodeTraceDat} writes. */
+export interface TraceDatEncodeInput {
+  /** Default `none` (what every trace-cmd reads; this writer's zlib is read by trace-cmd 3.2+ and Probeyard). */
+  compression?: 'none' | 'zlib';
   /** Version text stored after the algorithm name. */
   compressionVersion?: string;
-  pageSize: number;
-  headerPage: string;
-  headerEvent: string;
+  /** The `events/header_page` text of the traced kernel; default: 4 KiB sub-buffers, 8-byte `commit`. */
+  headerPage?: string;
+  /** The `events/header_event` text; default: the one every kernel since 2.6.31 prints. */
+  headerEvent?: string;
+  /** Size of the traced user space's `long` (file header); default 8. */
+  longSize?: 4 | 8;
   ftraceFormats?: string[];
+  /** The `format` files of the events, each with its system. */
   eventFormats: { system: string; text: string }[];
   kallsyms?: string;
   printk?: string;
   /** saved_cmdlines text: `pid comm` lines. */
   cmdlines?: string;
   /** Per CPU (index = CPU id): its ring-buffer pages, back to back. */
-  cpus: Uint8Array[];
+  cpus?: Uint8Array[];
+  /**
+   * Or records, each with its CPU and time, paged per CPU as the kernel pages them (in time order
+   * per CPU); `cpuCount` CPUs (default: the highest CPU + 1).
+   */
+  records?: Iterable<{ cpu: number; timeNs: bigint | number; data: Uint8Array }>;
+  cpuCount?: number;
   /** Pages per compressed chunk (trace-cmd uses several); default 4. */
   pagesPerChunk?: number;
   clock?: string;
@@ -73,11 +88,20 @@ function cat(...parts: Uint8Array[]): Uint8Array {
   return l.concat();
 }
 
-export function writeTraceDatV7(input: TraceDatWriteInput): Uint8Array {
+/**
+ * A trace.dat (trace-cmd file version 7, little endian) of the given formats and pages or records:
+ * what this package's reader and `trace-cmd report` read. Throws {@link FormatError} for a record
+ * that does not fit a page or comes out of time order on its CPU.
+ */
+export function encodeTraceDat(input: TraceDatEncodeInput): Uint8Array {
   const zlib = input.compression === 'zlib';
+  const headerPage = input.headerPage ?? headerPageText();
+  const layout = parseHeaderPage(headerPage);
+  const pageSize = layout.subBufferSize;
+  const cpuPages = input.cpus ?? pagesOfRecords(input, layout);
   const out = new ByteList();
-  out.push(cat(new Uint8Array(magic), cstr('7'), new Uint8Array([0, 8]), u32(input.pageSize)));
-  out.push(cat(cstr(input.compression), cstr(input.compressionVersion ?? (zlib ? '1.3' : ''))));
+  out.push(cat(new Uint8Array(magic), cstr('7'), new Uint8Array([0, input.longSize ?? 8]), u32(pageSize)));
+  out.push(cat(cstr(input.compression ?? 'none'), cstr(input.compressionVersion ?? (zlib ? '1.3' : ''))));
   const optionsOffsetAt = out.length;
   out.push(u64(0)); // patched: offset of the options section
   const section = (id: number, content: Uint8Array, compress: boolean): number => {
@@ -92,7 +116,7 @@ export function writeTraceDatV7(input: TraceDatWriteInput): Uint8Array {
   const at: Record<number, number> = {};
   at[Opt.headerInfo] = section(
     Opt.headerInfo,
-    cat(cstr('header_page'), u64(text(input.headerPage).length), text(input.headerPage), cstr('header_event'), u64(text(input.headerEvent).length), text(input.headerEvent)),
+    cat(cstr('header_page'), u64(text(headerPage).length), text(headerPage), cstr('header_event'), u64(text(input.headerEvent ?? headerEventText).length), text(input.headerEvent ?? headerEventText)),
     zlib,
   );
   at[Opt.ftraceEvents] = section(Opt.ftraceEvents, formatList(input.ftraceFormats ?? []), zlib);
@@ -113,15 +137,15 @@ export function writeTraceDatV7(input: TraceDatWriteInput): Uint8Array {
   const headerSlot = new Uint8Array(16);
   out.push(headerSlot);
   const cpus: { offset: number; size: number }[] = [];
-  for (const pages of input.cpus) {
-    const pad = (input.pageSize - (out.length % input.pageSize)) % input.pageSize;
+  for (const pages of cpuPages) {
+    const pad = (pageSize - (out.length % pageSize)) % pageSize;
     out.push(new Uint8Array(pad));
     if (!zlib) {
       cpus.push({ offset: out.length, size: pages.length });
       out.push(pages);
       continue;
     }
-    const chunkBytes = input.pageSize * (input.pagesPerChunk ?? 4);
+    const chunkBytes = pageSize * (input.pagesPerChunk ?? 4);
     const chunks: Uint8Array[] = [];
     for (let p = 0; p < pages.length; p += chunkBytes) {
       const raw = pages.subarray(p, Math.min(pages.length, p + chunkBytes));
@@ -140,12 +164,12 @@ export function writeTraceDatV7(input: TraceDatWriteInput): Uint8Array {
   const options: Uint8Array[] = [];
   for (const id of [Opt.headerInfo, Opt.ftraceEvents, Opt.eventFormats, Opt.kallsyms, Opt.printk, Opt.cmdlines]) options.push(option(id, u64(at[id]!)));
   options.push(option(Opt.traceClock, text(`[${input.clock ?? 'local'}] global counter uptime perf mono mono_raw boot\n`)));
-  options.push(option(Opt.cpuCount, u32(input.cpus.length)));
+  options.push(option(Opt.cpuCount, u32(cpuPages.length)));
   for (const o of input.options ?? []) options.push(option(o.id, o.data));
   options.push(
     option(
       Opt.buffer,
-      cat(u64(bufferAt), cstr(''), cstr(input.clock ?? 'local'), u32(input.pageSize), u32(cpus.length), ...cpus.flatMap((c, cpu) => [u32(cpu), u64(c.offset), u64(c.size)])),
+      cat(u64(bufferAt), cstr(''), cstr(input.clock ?? 'local'), u32(pageSize), u32(cpus.length), ...cpus.flatMap((c, cpu) => [u32(cpu), u64(c.offset), u64(c.size)])),
     ),
   );
   options.push(option(Opt.done, u64(0)));
@@ -153,4 +177,16 @@ export function writeTraceDatV7(input: TraceDatWriteInput): Uint8Array {
   const file = out.concat();
   new DataView(file.buffer).setBigUint64(optionsOffsetAt, BigInt(optionsAt), true);
   return file;
+}
+
+/** Each CPU's records paged (see encodeRecordPages). */
+function pagesOfRecords(input: TraceDatEncodeInput, layout: ReturnType<typeof parseHeaderPage>): Uint8Array[] {
+  if (input.records === undefined) throw new FormatError('malformed', 'trace.dat writer: give cpus (pages) or records');
+  const byCpu: { timeNs: bigint | number; data: Uint8Array }[][] = [];
+  for (const r of input.records) {
+    if (!Number.isInteger(r.cpu) || r.cpu < 0 || r.cpu > 4095) throw new FormatError('malformed', `trace.dat writer: cpu ${r.cpu}`);
+    (byCpu[r.cpu] ??= []).push(r);
+  }
+  const count = Math.max(input.cpuCount ?? 0, byCpu.length);
+  return Array.from({ length: count }, (_, cpu) => encodeRecordPages(byCpu[cpu] ?? [], layout));
 }

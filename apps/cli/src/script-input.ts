@@ -1,0 +1,32 @@
+// Scripts as CLI input: a `.bt` file, `-e 'SCRIPT'`, or a script artifact (what publish stores),
+// compiled by packages/script for a kernel profile; compile errors are printed as a compiler
+// prints them (line, column, caret, hint) and end the command with exit code 2.
+import type { KernelProfile, ProgramSpec } from '@probeyard/compat';
+import { type CompiledScript, compileScript, compileScriptArtifact, formatDiagnostics, isScriptArtifact, noTarget, targetOfProfile } from '@probeyard/script';
+import { CliError, ExitCode } from './io.js';
+
+/** Whether PROGRAM names a script by its extension. */
+export const isScriptPath = (path: string) => /\.bt$/i.test(path);
+
+/** Whether PROGRAM's bytes are a script: a `.bt` path, or a script artifact. */
+export const isScriptInput = (path: string, bytes: Uint8Array) => isScriptPath(path) || isScriptArtifact(bytes);
+
+/**
+ * Compiles a script (its source, or an artifact) for a kernel profile (its events and formats;
+ * none: scripts that read no `args` and use no wildcards still compile).
+ */
+export async function compileForCli(name: string, bytes: Uint8Array, profile: KernelProfile | undefined): Promise<CompiledScript> {
+  const r = isScriptArtifact(bytes)
+    ? await compileScriptArtifact(bytes, { name })
+    : await compileScript(new TextDecoder().decode(bytes), { name, target: profile === undefined ? noTarget : targetOfProfile(profile) });
+  if (!r.ok) {
+    const n = r.diagnostics.length;
+    throw new CliError(`${formatDiagnostics(r.source, r.diagnostics)}${n} error${n === 1 ? '' : 's'}`, ExitCode.usage);
+  }
+  return r;
+}
+
+/** The spec of a script (see {@link compileForCli}). */
+export async function scriptSpec(name: string, bytes: Uint8Array, profile: KernelProfile | undefined): Promise<ProgramSpec> {
+  return (await compileForCli(name, bytes, profile)).spec;
+}

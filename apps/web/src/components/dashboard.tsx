@@ -1,0 +1,403 @@
+'use client';
+
+// A deployment's output dashboard, fleet-wide (every target's latest snapshot merged) or for one
+// target: sorted counts and histograms as bpftrace draws them, rates over time from successive
+// snapshots, a heatmap of each histogram over time, the event tail with a filter, and the lost and
+// dropped counts beside the data they affect. Live: the registry's `output.watch` stream says when
+// batches arrive; each update refetches the latest state, coalesced (one request in flight, one
+// queued), so the page shows the newest state and never falls behind.
+import type { AppRouter } from '@probeyard/registry';
+import { useQuery } from '@tanstack/react-query';
+import type { inferRouterOutputs } from '@trpc/server';
+import { useSubscription } from '@trpc/tanstack-react-query';
+import Link from 'next/link';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { ago, formatCount, formatTime } from '../lib/format';
+import { useTRPC } from '../lib/trpc';
+import { BarChart, Heatmap, TimeChart } from './charts';
+
+type Latest = inferRouterOutputs<AppRouter>['output']['latest'];
+type MapView = Latest['maps'][number];
+
+const ranges = [
+  { key: '5m', label: '5 min', ms: 5 * 60_000 },
+  { key: '15m', label: '15 min', ms: 15 * 60_000 },
+  { key: '1h', label: '1 hour', ms: 3600_000 },
+  { key: '6h', label: '6 hours', ms: 6 * 3600_000 },
+  { key: '24h', label: '24 hours', ms: 24 * 3600_000 },
+];
+
+/** A snapshot older than this (agents snapshot every 10 s by default) makes its target stale. */
+const staleSnapshotMs = 45_000;
+
+/** Calls `run` now, or when the current run ends if one is in flight: never two at once, never a backlog. */
+function useCoalesced(run: () => Promise<unknown>) {
+  const inFlight = useRef(false);
+  const again = useRef(false);
+  const fn = useRef(run);
+  fn.current = run;
+  return useCallback(() => {
+    if (inFlight.current) {
+      again.current = true;
+      return;
+    }
+    inFlight.current = true;
+    const loop = (): Promise<void> =>
+      fn.current()
+        .catch(() => {})
+        .then(() => {
+          if (again.current) {
+            again.current = false;
+            return loop();
+          }
+          inFlight.current = false;
+        });
+    void loop();
+  }, []);
+}
+
+function useNow(everyMs: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), everyMs);
+    return () => clearInterval(t);
+  }, [everyMs]);
+  return now;
+}
+
+export function Dashboard({ deploymentId, targetId, initial, range }: { deploymentId: string; targetId?: string | undefined; initial: Latest; range: string }) {
+  const trpc = useTRPC();
+  const now = useNow(1000);
+  const rangeMs = ranges.find((r) => r.key === range)?.ms ?? 15 * 60_000;
+  const latest = useQuery({ ...trpc.output.latest.queryOptions({ deploymentId, ...(targetId ? { targetId } : {}) }), initialData: initial, staleTime: Number.POSITIVE_INFINITY });
+  const [window_, setWindow] = useState(() => ({ to: Date.now() }));
+  const series = useQuery({
+    ...trpc.output.series.queryOptions({ deploymentId, ...(targetId ? { targetId } : {}), from: new Date(window_.to - rangeMs).toISOString(), to: new Date(window_.to).toISOString(), buckets: 120 }),
+    placeholderData: (prev) => prev,
+  });
+  const [filter, setFilter] = useState('');
+  const [appliedFilter, setAppliedFilter] = useState('');
+  const events = useQuery({
+    ...trpc.output.events.queryOptions({ deploymentId, ...(targetId ? { targetId } : {}), limit: 50, ...(appliedFilter ? { filter: appliedFilter } : {}) }),
+    placeholderData: (prev) => prev,
+  });
+  const [updates, setUpdates] = useState(0);
+  const [live, setLive] = useState<'connecting' | 'live' | 'reconnecting'>('connecting');
+  const lastSeries = useRef(0);
+  const lastEvents = useRef(0);
+  const refreshLatest = useCoalesced(() => latest.refetch());
+  const refreshSeries = useCoalesced(async () => {
+    lastSeries.current = Date.now();
+    setWindow({ to: Date.now() });
+  });
+  const refreshEvents = useCoalesced(() => events.refetch());
+
+  useSubscription(
+    trpc.output.watch.subscriptionOptions(
+      { deploymentId },
+      {
+        onStarted: () => setLive('live'),
+        onData: (d) => {
+          setLive('live');
+          if (d.kind !== 'update') return;
+          setUpdates((n) => n + 1);
+          refreshLatest();
+          const t = Date.now();
+          // Rates and the event tail cost more: at most every 2 s and 1 s.
+          if (t - lastSeries.current > 2000) refreshSeries();
+          if (t - lastEvents.current > 1000) {
+            lastEvents.current = t;
+            refreshEvents();
+          }
+        },
+        onError: () => setLive('reconnecting'),
+      },
+    ),
+  );
+
+  const data = latest.data ?? initial;
+  const lastReceived = data.lastReceivedAt ? Date.parse(data.lastReceivedAt) : null;
+  const withSnapshots = data.targets.filter((t) => t.snapshot);
+  const stale = data.targets.filter((t) => t.status === 'running' && (!t.snapshot || now - Date.parse(t.snapshot.receivedAt) > staleSnapshotMs));
+  const lost = data.totals.eventsLost;
+
+  return (
+    <>
+      <div className="dash-status" aria-live="polite">
+        <span className={`badge live-${live}`} data-testid="live-state">
+          {live === 'live' ? '● live' : live === 'connecting' ? 'connecting…' : 'reconnecting…'}
+        </span>{' '}
+        <span data-testid="last-updated">
+          Last updated {lastReceived ? `${ago(data.lastReceivedAt, now)} (${formatTime(data.lastReceivedAt)})` : 'never: no outputs yet'}
+        </span>
+        <span className="muted small" data-testid="update-count">
+          {' '}
+          · {updates} live updates
+        </span>
+        {stale.length ? (
+          <span className="stale" data-testid="stale-targets">
+            {' '}
+            · stale: {stale.map((t) => t.hostname).join(', ')} (no snapshot for over {staleSnapshotMs / 1000} s)
+          </span>
+        ) : null}
+      </div>
+      <div className="grid2 dash-summary">
+        <div className="card">
+          <dl className="kv">
+            <dt>Targets reporting</dt>
+            <dd>
+              {withSnapshots.length} of {data.targets.length}
+            </dd>
+            <dt>Events seen</dt>
+            <dd data-testid="events-seen">{formatCount(data.totals.eventsSeen)}</dd>
+            <dt>Events lost</dt>
+            <dd className={lost ? 'stale' : undefined} data-testid="events-lost">
+              {formatCount(lost)}
+              {lost ? ' (ring-buffer overruns: the counts below miss these)' : ''}
+            </dd>
+            <dt>Faults</dt>
+            <dd className={data.totals.faults ? 'stale' : undefined}>{formatCount(data.totals.faults)}</dd>
+            <dt>Outputs dropped</dt>
+            <dd className={data.totals.outputsDropped ? 'stale' : undefined}>{formatCount(data.totals.outputsDropped)}</dd>
+            <dt>CPU</dt>
+            <dd>{data.totals.cpuNs >= 1e9 ? `${(data.totals.cpuNs / 1e9).toFixed(2)} s` : `${(data.totals.cpuNs / 1e6).toFixed(3)} ms`}</dd>
+          </dl>
+        </div>
+        <div className="card">
+          <h3>Targets</h3>
+          <table className="list">
+            <thead>
+              <tr>
+                <th scope="col">Agent</th>
+                <th scope="col">Status</th>
+                <th scope="col">Snapshot</th>
+                <th scope="col" className="num">
+                  Lost
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.targets.map((t) => (
+                <tr key={t.targetId}>
+                  <td>
+                    <Link href={`?target=${t.targetId}`}>{t.hostname}</Link>
+                  </td>
+                  <td className={`status s-${t.status}`} title={t.reason ?? undefined}>
+                    {t.status}
+                    {t.reason ? <div className="small muted">{t.reason}</div> : null}
+                  </td>
+                  <td className="small">
+                    {t.snapshot ? (
+                      <>
+                        {ago(t.snapshot.receivedAt, now)} · run {t.snapshot.runId.slice(0, 8)}
+                      </>
+                    ) : (
+                      'none yet'
+                    )}
+                  </td>
+                  <td className="num">{t.snapshot ? formatCount(t.snapshot.eventsLost) : '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </div>
+
+      {data.maps.length === 0 ? (
+        <p className="empty" data-testid="no-outputs">
+          No map snapshots yet. Targets report every 10 s once their agent runs the program
+          {data.targets.length === 0 ? '; no agent matches this deployment’s selector yet' : ''}. This page updates by itself.
+        </p>
+      ) : null}
+      {data.maps.map((m) => (
+        <MapPanel key={m.name} map={m} lost={lost} />
+      ))}
+
+      <section className="card" aria-labelledby="rates-heading">
+        <div className="panel-head">
+          <h2 id="rates-heading">Over time</h2>
+          <nav className="toolbar" aria-label="Time range">
+            {ranges.map((r) => (
+              <Link key={r.key} href={`?${new URLSearchParams({ ...(targetId ? { target: targetId } : {}), range: r.key })}`} aria-current={r.key === range ? 'page' : undefined}>
+                {r.label}
+              </Link>
+            ))}
+          </nav>
+        </div>
+        {series.data ? (
+          <>
+            <p className="muted small">
+              Last {ranges.find((r) => r.key === range)?.label ?? '15 min'}, per {series.data.stepMs / 1000} s bucket, per second.{' '}
+              {series.data.resets ? `${series.data.resets} counter reset(s) (an agent restarted the program) counted from zero, not as drops. ` : ''}
+              {series.data.truncated ? 'Too many snapshots in this range: the newest were left out; pick a shorter range.' : ''}
+            </p>
+            <h3>Events per second, and events lost</h3>
+            <TimeChart
+              times={series.data.times}
+              unit="events/s"
+              label="Events seen per second and events lost, over time"
+              series={[
+                { label: 'events/s', values: series.data.eventsPerSecond },
+                { label: 'lost', values: series.data.eventsLost },
+              ]}
+            />
+            {series.data.maps.map((m) => (
+              <div key={m.name}>
+                <h3>
+                  {m.name}: increase per second{m.display.unit ? ` (${m.display.unit})` : ''}
+                </h3>
+                <TimeChart times={series.data.times} unit="per s" label={`Rate of ${m.name} over time`} series={[{ label: m.name, values: m.ratePerSecond }]} />
+                {m.heat ? (
+                  <>
+                    <h3>{m.name}: histogram over time</h3>
+                    <Heatmap times={series.data.times} stepMs={series.data.stepMs} labels={m.heat.labels} counts={m.heat.counts} label={`Heatmap of ${m.name}: buckets over time`} />
+                  </>
+                ) : null}
+              </div>
+            ))}
+          </>
+        ) : series.error ? (
+          <p className="alert alert-error">{series.error.message}</p>
+        ) : (
+          <p className="muted">Loading the series…</p>
+        )}
+      </section>
+
+      <section className="card" aria-labelledby="events-heading">
+        <div className="panel-head">
+          <h2 id="events-heading">Events</h2>
+          <form
+            className="toolbar"
+            onSubmit={(e) => {
+              e.preventDefault();
+              setAppliedFilter(filter.trim());
+            }}
+          >
+            <label htmlFor="ev-filter">
+              Filter
+              <input id="ev-filter" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="comm, pid, text…" />
+            </label>
+            <button type="submit" className="button">
+              Apply
+            </button>
+          </form>
+        </div>
+        {events.data?.dropped ? (
+          <p className="stale">{formatCount(events.data.dropped)} events were dropped by agents (over their rate or size bounds) in the batches shown.</p>
+        ) : null}
+        {!events.data || events.data.events.length === 0 ? (
+          <p className="muted">{appliedFilter ? 'No event matches the filter.' : 'No output events: this program emits none, or none yet (ring buffer, perf, printk).'}</p>
+        ) : (
+          <table className="list" data-testid="events-table">
+            <thead>
+              <tr>
+                <th scope="col">Trace time (ns)</th>
+                <th scope="col">CPU</th>
+                <th scope="col">Source</th>
+                <th scope="col">Data</th>
+              </tr>
+            </thead>
+            <tbody>
+              {events.data.events.map((e, i) => (
+                <tr key={`${e.targetId}-${e.sequence}-${i}`}>
+                  <td className="mono small">{e.timeNs}</td>
+                  <td className="num">{e.cpu}</td>
+                  <td className="small">
+                    {e.source}
+                    {e.map ? ` ${e.map}` : ''}
+                  </td>
+                  <td className="mono small">{e.text ?? JSON.stringify(e.data)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </>
+  );
+}
+
+function MapPanel({ map, lost }: { map: MapView; lost: number }) {
+  const kind = map.display.kind;
+  const unit = map.display.unit;
+  return (
+    <section className="card" aria-labelledby={`map-${map.name}`} data-testid={`map-${map.name}`}>
+      <div className="panel-head">
+        <h2 id={`map-${map.name}`}>
+          @{map.name} <span className="muted small">({kind}{unit ? `, ${unit}` : ''}, {map.targets} target{map.targets === 1 ? '' : 's'})</span>
+        </h2>
+        <span className="small">
+          {lost ? <span className="stale">{formatCount(lost)} events lost before these counts</span> : <span className="muted">no events lost</span>}
+          {map.truncated ? <span className="stale"> · {formatCount(map.truncated)} entries left out by agents</span> : null}
+        </span>
+      </div>
+      {map.histograms.length ? (
+        map.histograms.slice(0, 6).map((h) => (
+          <figure key={h.key} className="chart-figure">
+            <figcaption className="small">
+              {h.key ? `@${map.name}[${h.key}]` : `@${map.name}`}: count per bucket{unit ? ` (${unit})` : ''}
+            </figcaption>
+            <BarChart labels={h.buckets.map((b) => b.label)} values={h.buckets.map((b) => b.count)} unit={unit} label={`Histogram of ${map.name}${h.key ? ` for ${h.key}` : ''}`} />
+            <details>
+              <summary>Buckets as text</summary>
+              <table className="list">
+                <tbody>
+                  {h.buckets.map((b) => (
+                    <tr key={b.label}>
+                      <th scope="row" className="mono small">
+                        {b.label}
+                      </th>
+                      <td className="num">{formatCount(b.count)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </details>
+          </figure>
+        ))
+      ) : map.entries.length === 0 ? (
+        <p className="muted">Empty so far.</p>
+      ) : kind === 'counts' || kind === 'value' ? (
+        <figure className="chart-figure">
+          <figcaption className="small">
+            The {Math.min(20, map.entries.length)} largest of {map.entries.length + map.moreEntries} keys, summed over targets
+          </figcaption>
+          <BarChart labels={map.entries.slice(0, 20).map((e) => e.key)} values={map.entries.slice(0, 20).map((e) => e.value ?? 0)} unit={unit} label={`Counts of ${map.name} by key`} />
+          <details>
+            <summary>Every listed key as text</summary>
+            <table className="list">
+              <tbody>
+                {map.entries.map((e) => (
+                  <tr key={e.key}>
+                    <th scope="row" className="mono small">
+                      @{map.name}[{e.key}]
+                    </th>
+                    <td className="num">{e.value === null ? '—' : formatCount(e.value)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </details>
+        </figure>
+      ) : (
+        <table className="list">
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Value</th>
+            </tr>
+          </thead>
+          <tbody>
+            {map.entries.map((e) => (
+              <tr key={e.key}>
+                <td className="mono small">{e.key}</td>
+                <td className="mono small">{e.value !== null ? formatCount(e.value) : JSON.stringify(e.raw)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {map.moreEntries ? <p className="muted small">{formatCount(map.moreEntries)} more keys not shown.</p> : null}
+    </section>
+  );
+}
