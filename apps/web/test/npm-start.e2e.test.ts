@@ -123,7 +123,7 @@ describe.skipIf(browserSkipReason !== undefined)('npm start: the whole product o
         if (nonEmpty.has(name)) continue;
         await page.goto(`${s.webUrl}/deployments/${byProgram.get(name)}/dashboard`);
         await page.getByTestId('events-seen').waitFor();
-        const seen = Number((await page.getByTestId('events-seen').innerText()).replace(/[^\d]/g, ''));
+        const seen = Number(((await page.getByTestId('events-seen').textContent()) ?? '').replace(/[^\d]/g, ''));
         const maps = await page.locator('[data-testid^="map-"]').count();
         if (seen > 0 && maps > 0) {
           nonEmpty.add(name);
