@@ -22,10 +22,18 @@ for (const group of ['packages', 'apps']) {
         name,
         root,
         include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'README.test.ts'],
+        exclude: ['**/*.e2e.test.ts', '**/node_modules/**'],
       },
     });
   }
 }
+
+// End-to-end tests of the whole product (`npm start`, which installs and builds before it starts):
+// a group of their own that runs after every other project has finished.
+projects.push({
+  extends: true,
+  test: { name: 'e2e', root: '.', include: ['apps/*/test/**/*.e2e.test.ts'], sequence: { groupOrder: 1 } },
+});
 
 // The program library (library/: C programs, their objects, tests over recordings).
 if (existsSync('library/package.json')) {

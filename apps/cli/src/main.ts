@@ -8,6 +8,7 @@ import { adminCommand } from './commands/admin.js';
 import { agentsCommand } from './commands/agents.js';
 import { loginCommand } from './commands/login.js';
 import { serveCommand } from './commands/serve.js';
+import { upCommand } from './commands/up.js';
 import { tokensCommand } from './commands/tokens.js';
 import { deployCommand } from './commands/deploy.js';
 import { deploymentsCommand } from './commands/deployments.js';
@@ -26,7 +27,7 @@ export { CliError, type CliIo, ExitCode } from './io.js';
 export type { Command } from './command.js';
 
 /** Every subcommand, in the order `--help` lists them. */
-export const commands: readonly Command[] = [asmCommand, disasmCommand, verifyCommand, reportCommand, demoCommand, conformancePluginCommand, serveCommand, adminCommand, loginCommand, tokensCommand, publishCommand, versionsCommand, yankCommand, kernelsCommand, agentsCommand, deployCommand, deploymentsCommand, inspectCommand, compatCommand, diffFormatsCommand, runCommand];
+export const commands: readonly Command[] = [asmCommand, disasmCommand, verifyCommand, reportCommand, demoCommand, conformancePluginCommand, upCommand, serveCommand, adminCommand, loginCommand, tokensCommand, publishCommand, versionsCommand, yankCommand, kernelsCommand, agentsCommand, deployCommand, deploymentsCommand, inspectCommand, compatCommand, diffFormatsCommand, runCommand];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -18,7 +18,7 @@ background. \`diff\` compares two profiles event by event and field by field.
 Exit codes: 0 success (diff: no layout differences), 1 refused or not found (diff: differences),
 2 unusable input.`;
 
-async function readProfileUpload(io: CliIo, path: string): Promise<{ tarball: string } | { traceDat: string }> {
+export async function readProfileUpload(io: CliIo, path: string): Promise<{ tarball: string } | { traceDat: string }> {
   let isDir = false;
   try {
     isDir = statSync(path).isDirectory();

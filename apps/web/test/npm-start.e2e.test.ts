@@ -1,0 +1,161 @@
+// The whole product from the README's first command: `npm start` on an empty data folder with a
+// replay feed, then a real Chromium signs in with the credentials it printed and sees non-empty
+// dashboards of library programs, then Ctrl-C (SIGINT to the process group, as a terminal sends
+// it) ends every process with exit 0 and leaves no tracefs instance behind.
+//
+// It runs in the `e2e` vitest project, after every other project (vitest.config.ts groupOrder),
+// because `npm start` installs and builds before it starts, and nothing else may be reading the
+// builds meanwhile.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from './support/fixtures.js';
+import { type Browser, browserSkipReason, client, openBrowser, screenshot, signIn } from './support/stack.js';
+
+const libraryOnRecording = ['syscalls', 'execs', 'runqlat', 'ctxswitch', 'lifetimes', 'signals'];
+
+interface Started {
+  child: ChildProcess;
+  out: () => string;
+  webUrl: string;
+  registryUrl: string;
+  email: string;
+  password: string;
+  readyAfterMs: number;
+}
+
+function processesUsing(dataDir: string): number[] {
+  const pids: number[] = [];
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      if (readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dataDir)) pids.push(Number(p));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+describe.skipIf(browserSkipReason !== undefined)('npm start: the whole product on one machine', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'probeyard-npm-start-'));
+  let started: Started | undefined;
+  let browser: Browser | undefined;
+
+  beforeAll(async () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    const t0 = Date.now();
+    // A process group of its own, so that the test can send SIGINT to all of it as Ctrl-C does.
+    const child = spawn('npm', ['start', '--', '--data', dataDir, '--port', '0', '--web-port', '0', '--feed', 'library/recordings/procs.dat'], {
+      cwd: repoRoot,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', NEXT_TELEMETRY_DISABLED: '1', CHECKPOINT_DISABLE: '1' },
+    });
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr?.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setInterval(() => {
+        if (/Ctrl-C stops everything/.test(out)) {
+          clearInterval(timer);
+          resolve();
+        }
+      }, 250);
+      child.once('exit', (code) => {
+        clearInterval(timer);
+        reject(new Error(`npm start exited (${code}) before it was ready:\n${out}`));
+      });
+    });
+    const grab = (re: RegExp) => {
+      const m = re.exec(out);
+      if (!m?.[1]) throw new Error(`npm start did not print ${re}:\n${out}`);
+      return m[1];
+    };
+    started = {
+      child,
+      out: () => out,
+      webUrl: grab(/web app:\s+(\S+)/),
+      registryUrl: grab(/registry:\s+(\S+)/),
+      email: grab(/sign in:\s+(\S+)/),
+      password: grab(/password:\s+(\S+)/),
+      readyAfterMs: Date.now() - t0,
+    };
+    console.log(`npm start: ready after ${(started.readyAfterMs / 1000).toFixed(1)} s (install check, build, first start with the demo)`);
+    browser = await openBrowser();
+  }, 1_200_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    const child = started?.child;
+    if (child && child.exitCode === null && child.pid) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    for (const pid of processesUsing(dataDir)) process.kill(pid, 'SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('signs in with the printed credentials and sees non-empty dashboards of at least three library programs within 90 s', async () => {
+    const s = started!;
+    const page = browser!.page;
+    await signIn(page, s.webUrl, { email: s.email, password: s.password });
+    // Which deployment is which program: the owner's own view of the API.
+    const login = await client(s.registryUrl).auth.login.mutate({ email: s.email, password: s.password });
+    const api = client(s.registryUrl, login.token);
+    const { deployments } = await api.deployment.list.query({});
+    const byProgram = new Map(deployments.map((d) => [d.program.name, d.id]));
+    for (const name of libraryOnRecording) expect(byProgram.has(name), `deployment of ${name}`).toBe(true);
+
+    const deadline = Date.now() + 90_000;
+    const nonEmpty = new Set<string>();
+    while (nonEmpty.size < 3 && Date.now() < deadline) {
+      for (const name of libraryOnRecording) {
+        if (nonEmpty.has(name)) continue;
+        await page.goto(`${s.webUrl}/deployments/${byProgram.get(name)}/dashboard`);
+        await page.getByTestId('events-seen').waitFor();
+        const seen = Number(((await page.getByTestId('events-seen').textContent()) ?? '').replace(/[^\d]/g, ''));
+        const maps = await page.locator('[data-testid^="map-"]').count();
+        if (seen > 0 && maps > 0) {
+          nonEmpty.add(name);
+          await screenshot(page, `npm-start-dashboard-${name}`);
+        }
+        if (nonEmpty.size >= 3) break;
+      }
+      if (nonEmpty.size < 3) await new Promise((r) => setTimeout(r, 2000));
+    }
+    expect([...nonEmpty].length, `non-empty dashboards: ${[...nonEmpty].join(', ')}`).toBeGreaterThanOrEqual(3);
+    expect(browser!.errors).toEqual([]);
+  });
+
+  it('stops every process with exit 0 on Ctrl-C and leaves no tracefs instance', async () => {
+    const s = started!;
+    const pid = s.child.pid!;
+    const ours = new Set(processesUsing(dataDir));
+    const exited = new Promise<number | null>((resolve) => s.child.once('exit', (code) => resolve(code)));
+    process.kill(-pid, 'SIGINT');
+    const code = await exited;
+    expect(code, s.out().slice(-2000)).toBe(0);
+    expect(s.out()).toMatch(/up: agent stopped \(exit 0\)/);
+    expect(s.out()).toMatch(/up: web stopped \(exit 0\)/);
+    expect(s.out()).toMatch(/up: registry stopped/);
+    // Give the kernel a moment to reap, then nothing may still run on this data folder.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(processesUsing(dataDir)).toEqual([]);
+    const instances = '/sys/kernel/tracing/instances';
+    if (existsSync(instances)) {
+      // Instances are named probeyard-<pid>-…: none may belong to a process of this start.
+      const left = readdirSync(instances).filter((n) => n.startsWith('probeyard-') && ours.has(Number(n.split('-')[1])));
+      expect(left).toEqual([]);
+    }
+  });
+});
