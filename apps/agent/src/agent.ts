@@ -33,6 +33,11 @@ import { type TargetLimits, TargetManager } from './targets/target-manager.js';
 export interface AgentOptions {
   /** The state folder `enroll` made. */
   state: string;
+  /**
+   * The registry's URL when it is no longer where the agent enrolled (it moved, or a local
+   * `probeyard up` picked another port); default: the URL kept with the credential.
+   */
+  registry?: string;
   feed: FeedOptions;
   /** Speed of a replay at its recorded pace (1 real time, 0.1 ten times slower). */
   speed?: number;
@@ -139,8 +144,9 @@ export class Agent {
   /** Opens the state folder (taking its lock), reads the node's profile and starts every part. */
   static async start(options: AgentOptions): Promise<Agent> {
     const state = StateDir.open(options.state);
-    const credential = state.readCredential();
-    if (!credential) throw new AgentError('state', `state ${state.path}: not enrolled: run probeyard-agent enroll first`, { path: state.path });
+    const stored = state.readCredential();
+    if (!stored) throw new AgentError('state', `state ${state.path}: not enrolled: run probeyard-agent enroll first`, { path: state.path });
+    const credential = options.registry === undefined ? stored : { ...stored, registry: options.registry.replace(/\/+$/, '') };
     state.lock();
     let agent: Agent;
     try {

@@ -9,7 +9,7 @@ import { jsonLogger, type LogLevel } from './log.js';
 
 const usage = `usage: probeyard-agent enroll --registry URL (--token T | --token-file F) --state DIR [--label k=v ...]
                               [--config FILE] [--hostname H] [--feed live|FILE.dat] [--force]
-       probeyard-agent run --state DIR [--feed live|FILE.dat [--loop] [--pace recorded|max [--speed F]]]
+       probeyard-agent run --state DIR [--registry URL] [--feed live|FILE.dat [--loop] [--pace recorded|max [--speed F]]]
                            [--metrics HOST:PORT] [--snapshot-interval S] [--spool-cap MIB]
                            [--poll-interval S] [--memory-budget MIB] [--cpu-budget PERCENT]
                            [--max-faults N] [--backoff-max S] [--log-level debug|info|warn|error]
@@ -25,6 +25,7 @@ program on the node's trace feed: relocated for this node's own formats, verifie
 the VM; map snapshots (every --snapshot-interval, default 10 s), events and counters go through an
 on-disk spool (--spool-cap MiB, default 256) to the registry.
 
+  --registry URL     the registry, when it is no longer at the URL the agent enrolled with
   --feed live        the live tracefs ring buffer (root), one private instance (default)
   --feed FILE.dat    replay a trace-cmd recording: the node is the recording's kernel
   --loop             start the recording again at its end
@@ -126,6 +127,7 @@ async function enrollCommand(args: string[], io: { out: (s: string) => void }): 
 async function runCommand(args: string[], io: { out: (s: string) => void }): Promise<number> {
   const { values } = parse(args, {
     state: { type: 'string' },
+    registry: { type: 'string' },
     feed: { type: 'string' },
     loop: { type: 'boolean' },
     pace: { type: 'string' },
@@ -163,8 +165,17 @@ async function runCommand(args: string[], io: { out: (s: string) => void }): Pro
     ...(cpu ? { cpu: { share: cpu / 100 } } : {}),
     ...(faults !== undefined ? { maxFaultsPerMinute: faults } : {}),
   };
+  if (values.registry !== undefined) {
+    try {
+      const url = new URL(values.registry);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
+    } catch {
+      throw new AgentError('usage', `--registry: '${values.registry}' is not an http(s) URL`);
+    }
+  }
   const options: AgentOptions = {
     state: values.state,
+    ...(values.registry !== undefined ? { registry: values.registry } : {}),
     feed: parseFeedOptions(values.feed, values.loop, values.pace),
     log: jsonLogger({ minLevel: level as LogLevel }),
     ...(values.metrics ? { metrics: values.metrics } : {}),

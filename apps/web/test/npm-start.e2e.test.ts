@@ -44,10 +44,9 @@ describe.skipIf(browserSkipReason !== undefined)('npm start: the whole product o
   let started: Started | undefined;
   let browser: Browser | undefined;
 
-  beforeAll(async () => {
-    rmSync(dataDir, { recursive: true, force: true });
+  /** `npm start` on `dataDir` in a process group of its own (so SIGINT can go to all of it, as Ctrl-C does). */
+  async function npmStart(): Promise<Started> {
     const t0 = Date.now();
-    // A process group of its own, so that the test can send SIGINT to all of it as Ctrl-C does.
     const child = spawn('npm', ['start', '--', '--data', dataDir, '--port', '0', '--web-port', '0', '--feed', 'library/recordings/procs.dat'], {
       cwd: repoRoot,
       detached: true,
@@ -78,16 +77,30 @@ describe.skipIf(browserSkipReason !== undefined)('npm start: the whole product o
       if (!m?.[1]) throw new Error(`npm start did not print ${re}:\n${out}`);
       return m[1];
     };
-    started = {
+    const ready: Started = {
       child,
       out: () => out,
       webUrl: grab(/web app:\s+(\S+)/),
       registryUrl: grab(/registry:\s+(\S+)/),
       email: grab(/sign in:\s+(\S+)/),
-      password: grab(/password:\s+(\S+)/),
+      password: /password:\s+(\S+)/.exec(out)?.[1] ?? '',
       readyAfterMs: Date.now() - t0,
     };
-    console.log(`npm start: ready after ${(started.readyAfterMs / 1000).toFixed(1)} s (install check, build, first start with the demo)`);
+    console.log(`npm start: ready after ${(ready.readyAfterMs / 1000).toFixed(1)} s`);
+    return ready;
+  }
+
+  /** Ctrl-C to the whole process group; resolves with npm's exit code and the pids that ran on the data folder. */
+  async function ctrlC(s: Started): Promise<{ code: number | null; pids: Set<number> }> {
+    const pids = new Set(processesUsing(dataDir));
+    const exited = new Promise<number | null>((resolve) => s.child.once('exit', (code) => resolve(code)));
+    process.kill(-s.child.pid!, 'SIGINT');
+    return { code: await exited, pids };
+  }
+
+  beforeAll(async () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    started = await npmStart();
     browser = await openBrowser();
   }, 1_200_000);
 
@@ -139,11 +152,7 @@ describe.skipIf(browserSkipReason !== undefined)('npm start: the whole product o
 
   it('stops every process with exit 0 on Ctrl-C and leaves no tracefs instance', async () => {
     const s = started!;
-    const pid = s.child.pid!;
-    const ours = new Set(processesUsing(dataDir));
-    const exited = new Promise<number | null>((resolve) => s.child.once('exit', (code) => resolve(code)));
-    process.kill(-pid, 'SIGINT');
-    const code = await exited;
+    const { code, pids } = await ctrlC(s);
     expect(code, s.out().slice(-2000)).toBe(0);
     expect(s.out()).toMatch(/up: agent stopped \(exit 0\)/);
     expect(s.out()).toMatch(/up: web stopped \(exit 0\)/);
@@ -154,8 +163,35 @@ describe.skipIf(browserSkipReason !== undefined)('npm start: the whole product o
     const instances = '/sys/kernel/tracing/instances';
     if (existsSync(instances)) {
       // Instances are named probeyard-<pid>-…: none may belong to a process of this start.
-      const left = readdirSync(instances).filter((n) => n.startsWith('probeyard-') && ours.has(Number(n.split('-')[1])));
+      const left = readdirSync(instances).filter((n) => n.startsWith('probeyard-') && pids.has(Number(n.split('-')[1])));
       expect(left).toEqual([]);
     }
+  });
+
+  it('starts again on the same data: no second demo, the same password, the agent reaches the registry on its new port', async () => {
+    const first = started!;
+    const again = await npmStart();
+    started = again;
+    expect(again.out()).not.toMatch(/password:/);
+    expect(again.out()).toMatch(/with the password printed on the first start/);
+    const restartedAt = Date.now();
+    const login = await client(again.registryUrl).auth.login.mutate({ email: first.email, password: first.password });
+    const api = client(again.registryUrl, login.token);
+    const { deployments } = await api.deployment.list.query({});
+    expect(deployments.filter((d) => d.program.name === 'syscalls')).toHaveLength(1);
+    const syscalls = deployments.find((d) => d.program.name === 'syscalls')!;
+    // Outputs of this start arrive: the agent, told the registry's new URL, uploads again.
+    const deadline = Date.now() + 90_000;
+    let last: string | null = null;
+    while (Date.now() < deadline) {
+      last = (await api.output.latest.query({ deploymentId: syscalls.id })).lastReceivedAt;
+      if (last && Date.parse(last) > restartedAt) break;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    expect(last && Date.parse(last) > restartedAt, `last output at ${last}`).toBe(true);
+    const { code } = await ctrlC(again);
+    expect(code, again.out().slice(-2000)).toBe(0);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(processesUsing(dataDir)).toEqual([]);
   });
 });

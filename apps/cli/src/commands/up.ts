@@ -185,12 +185,15 @@ class Child {
   }
 }
 
-function startChild(name: string, script: string, args: string[], logs: string, env: NodeJS.ProcessEnv = process.env): Child {
+/** The agent's V8 settings (its binary's `#!` line: apps/agent/README.md), which `node FILE` does not read. */
+const agentNodeFlags = ['--max-semi-space-size=2', '--optimize-for-size'];
+
+function startChild(name: string, script: string, args: string[], logs: string, env: NodeJS.ProcessEnv = process.env, nodeFlags: string[] = []): Child {
   if (!existsSync(script)) throw new CliError(`${name}: ${script} is missing: run \`pnpm build\` (npm start does) first`, ExitCode.refused);
   const log = createWriteStream(join(logs, `${name}.log`), { flags: 'a' });
   log.write(`--- ${new Date().toISOString()} ${name} ${args.join(' ')}\n`);
   // A process group of its own (detached): Ctrl-C reaches only `up`, which stops the parts in order.
-  const child = spawn(process.execPath, [script, ...args], { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
+  const child = spawn(process.execPath, [...nodeFlags, script, ...args], { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
   return new Child(name, child, log);
 }
 
@@ -373,7 +376,8 @@ export const upCommand: Command = {
           io.stderr(`up: no local agent is enrolled in ${agentState}; start once with an empty data folder, or enrol one: probeyard agents enroll-token, then probeyard-agent enroll --state ${agentState}\n`);
         } else {
           io.stderr(`up: agent: ${feed.why}\n`);
-          agent = startChild('agent', join(root, 'apps/agent/bin/probeyard-agent.js'), ['run', '--state', agentState, ...feed.args, '--snapshot-interval', '2', '--poll-interval', '2'], logs);
+          // --registry: this start's registry may listen on another port than the one it enrolled with.
+          agent = startChild('agent', join(root, 'apps/agent/bin/probeyard-agent.js'), ['run', '--state', agentState, '--registry', registry.url, ...feed.args, '--snapshot-interval', '2', '--poll-interval', '2'], logs, process.env, agentNodeFlags);
           children.push(agent);
           remember();
         }
