@@ -25,7 +25,7 @@ export function repositoryRoot(): string {
 }
 
 const help = `usage: probeyard up [--port P] [--web-port P] [--host H] [--data DIR] [--feed auto|live|FILE.dat]
-                    [--no-demo] [--no-agent]
+                    [--cpu-budget PERCENT] [--no-demo] [--no-agent]
 
 Runs the whole product on this machine (this is what \`npm start\` runs): the registry on the
 embedded database in the data folder (PostgreSQL with DATABASE_URL=postgres://…), the web app, and
@@ -45,6 +45,9 @@ options:
   --host H        address both listen on (default 127.0.0.1)
   --data DIR      data folder (default .data/ at the repository root, or PROBEYARD_DATA)
   --feed F        the agent's feed: auto (default), live, or a trace.dat to replay in a loop
+  --cpu-budget P  the local agent's CPU budget per program, in percent of one core over 10 s
+                  (default 25: a workstation runs ten programs on a busy live feed; a production
+                  agent's default is 5). A program over it is throttled, then stopped
   --no-demo       do not make the demo tenant on a first start
   --no-agent      do not run the local agent`;
 
@@ -261,6 +264,7 @@ export const upCommand: Command = {
       host: { type: 'string' },
       data: { type: 'string' },
       feed: { type: 'string' },
+      'cpu-budget': { type: 'string' },
       'no-demo': { type: 'boolean' },
       'no-agent': { type: 'boolean' },
     });
@@ -272,6 +276,8 @@ export const upCommand: Command = {
     const host = values.host ?? '127.0.0.1';
     const dataDir = values.data ?? defaultDataDir();
     const agentOn = !values['no-agent'];
+    const cpuBudget = values['cpu-budget'] ?? '25';
+    if (!(Number(cpuBudget) > 0 && Number(cpuBudget) <= 100)) throw new CliError(`--cpu-budget: not a percentage in (0, 100]: ${cpuBudget}`);
     const feed = agentOn ? chooseFeed(root, values.feed) : undefined;
     const firstStart = isEmptyFolder(dataDir);
     const logs = join(dataDir, 'logs');
@@ -377,7 +383,7 @@ export const upCommand: Command = {
         } else {
           io.stderr(`up: agent: ${feed.why}\n`);
           // --registry: this start's registry may listen on another port than the one it enrolled with.
-          agent = startChild('agent', join(root, 'apps/agent/bin/probeyard-agent.js'), ['run', '--state', agentState, '--registry', registry.url, ...feed.args, '--snapshot-interval', '2', '--poll-interval', '2'], logs, process.env, agentNodeFlags);
+          agent = startChild('agent', join(root, 'apps/agent/bin/probeyard-agent.js'), ['run', '--state', agentState, '--registry', registry.url, ...feed.args, '--snapshot-interval', '2', '--poll-interval', '2', '--cpu-budget', cpuBudget], logs, process.env, agentNodeFlags);
           children.push(agent);
           remember();
         }

@@ -153,7 +153,7 @@ export function Dashboard({ deploymentId, targetId, initial, range }: { deployme
             <dt>Events lost</dt>
             <dd className={lost ? 'stale' : undefined} data-testid="events-lost">
               {formatCount(lost)}
-              {lost ? ' (ring-buffer overruns: the counts below miss these)' : ''}
+              {lost ? ' (ring-buffer overruns, or the agent throttling a program over its CPU budget: the counts below miss these)' : ''}
             </dd>
             <dt>Faults</dt>
             <dd className={data.totals.faults ? 'stale' : undefined}>{formatCount(data.totals.faults)}</dd>
