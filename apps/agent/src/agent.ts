@@ -122,7 +122,8 @@ export class Agent {
       ...(options.bufferSizeKb !== undefined ? { bufferSizeKb: options.bufferSizeKb } : {}),
       onBatch: () => this.afterBatch(),
       onEnd: (pass) => {
-        this.log('info', `feed: the recording ended (pass ${pass}, ${this.feed.records} records in all)`);
+        // a loop says it once; later passes only at debug (a short recording ends every few seconds)
+        this.log(pass === 1 ? 'info' : 'debug', `feed: the recording ended (pass ${pass}, ${this.feed.records} records in all)${pass === 1 && this.options.feed.kind === 'file' && this.options.feed.loop ? '; it loops, time moving on from its end' : ''}`);
         this.loops.get('flush')?.wake();
       },
     });

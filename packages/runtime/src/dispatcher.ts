@@ -121,6 +121,9 @@ export class Dispatcher {
   /** Timestamp halves of the last record seen (ns). */
   lastTsHigh = 0;
   lastTsLow = 0;
+  /** Added to every record's timestamp (see {@link shiftTime}); two unsigned 32-bit halves. */
+  private shiftHigh = 0;
+  private shiftLow = 0;
 
   /** Attaches a loaded spec as target `id` (a new id; detach first to replace). */
   attach(id: string, loaded: LoadedSpec): AttachedTarget {
@@ -157,6 +160,22 @@ export class Dispatcher {
     return [...s].sort();
   }
 
+  /**
+   * From now on, programs see every record's timestamp plus `ns` (and {@link traceTimeNs} is the
+   * shifted time). A recording replayed in a loop starts each pass where the last one ended, so
+   * that latencies measured across the seam are not one pass long (runqlat's `[2G, 4G)` bucket).
+   */
+  shiftTime(ns: bigint): void {
+    if (ns < 0n || ns >= 1n << 64n) throw new RangeError(`shiftTime: ${ns} is not an unsigned 64-bit time`);
+    this.shiftHigh = Number(ns >> 32n);
+    this.shiftLow = Number(ns & 0xffffffffn);
+  }
+
+  /** The time shift in force, ns. */
+  get timeShiftNs(): bigint {
+    return (BigInt(this.shiftHigh) << 32n) | BigInt(this.shiftLow);
+  }
+
   /** The last record's trace time, ns, as a decimal string (it exceeds 2^53). */
   get traceTimeNs(): string {
     return ((BigInt(this.lastTsHigh) << 32n) | BigInt(this.lastTsLow)).toString();
@@ -191,8 +210,16 @@ export class Dispatcher {
   /** Runs the programs attached to one record's event id (the path {@link dispatch} takes per record). */
   dispatchRecord(r: TraceRecord): void {
     this.records++;
-    this.lastTsHigh = r.tsHigh;
-    this.lastTsLow = r.tsLow;
+    let tsHigh = r.tsHigh >>> 0;
+    let tsLow = r.tsLow >>> 0;
+    const shifted = this.shiftHigh !== 0 || this.shiftLow !== 0;
+    if (shifted) {
+      const low = tsLow + this.shiftLow;
+      tsLow = low >>> 0;
+      tsHigh = (tsHigh + this.shiftHigh + (low > 0xffffffff ? 1 : 0)) >>> 0;
+    }
+    this.lastTsHigh = tsHigh;
+    this.lastTsLow = tsLow;
     const list = this.table[r.eventId];
     if (list === undefined) return;
     for (let i = 0; i < list.length; i++) {
@@ -204,7 +231,13 @@ export class Dispatcher {
       a.target.eventsSeen++;
       const runtimes = a.runtimes;
       for (let j = 0; j < runtimes.length; j++) {
-        const status = runtimes[j]!.runTraceRecord(r);
+        const rt = runtimes[j]!;
+        let status: RunStatus;
+        if (!shifted) status = rt.runTraceRecord(r);
+        else {
+          rt.counters.eventsSeen++;
+          status = rt.runBytes(r.cpu, tsLow | 0, tsHigh | 0, r.bytes, r.recordOffset, r.recordLength);
+        }
         if (status !== RunStatus.ok) this.noteFault(a, j, r);
       }
     }

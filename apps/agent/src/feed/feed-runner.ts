@@ -86,6 +86,9 @@ export class FeedRunner {
     const { dispatcher } = this.options;
     const paced = feed.pace === 'recorded';
     const speed = this.options.speed ?? 1;
+    // The recording's first timestamp: each pass after the first is shifted to begin 1 µs after
+    // the previous one ended, so time only moves forward for the programs.
+    let firstNs: bigint | undefined;
     do {
       // records that would go to no target are not worth reading: wait for one to attach
       if (dispatcher.attached().length === 0) {
@@ -105,9 +108,18 @@ export class FeedRunner {
       try {
         for await (const batch of stream) {
           if (!paced) {
+            if (firstNs === undefined) {
+              const r = batch.next();
+              if (r !== undefined) {
+                firstNs = r.timestamp();
+                dispatcher.dispatchRecord(r);
+                this.records++;
+              }
+            }
             this.records += dispatcher.dispatch(batch);
           } else {
             for (let r = batch.next(); r !== undefined; r = batch.next()) {
+              firstNs ??= r.timestamp();
               const t = timeMs(r);
               first ??= t;
               const wait = started + (t - first) / speed - performance.now();
@@ -129,6 +141,7 @@ export class FeedRunner {
         this.stream = undefined;
       }
       if (signal.aborted) return;
+      if (feed.loop && firstNs !== undefined) dispatcher.shiftTime(BigInt(dispatcher.traceTimeNs) - firstNs + 1000n);
       this.passes++;
       this.options.onEnd?.(this.passes);
     } while (feed.loop && !signal.aborted);
