@@ -57,6 +57,8 @@ describe.each(backends)('web pages on %s', (backend) => {
       expect(spec.programs[0]?.fieldRelocations.map((f) => f.field)).toEqual(['next_pid']);
       expect(spec.maps.map((m) => m.name)).toEqual(['counts']);
       expect(r.manifest).toMatchObject({ fields: [{ field: 'next_pid', source: 'asm' }] });
+      // no hint in the artifact: the convention's, said to be one (what the web's "Shown as" prints)
+      expect(r.displays).toEqual({ counts: { kind: 'counts', source: 'convention' } });
     });
 
     it('keeps each tenant to its own: another tenant’s program and version are NOT_FOUND, lists are its own', async () => {

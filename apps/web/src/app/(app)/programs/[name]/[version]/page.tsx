@@ -7,6 +7,19 @@ import { api, orNotFound } from '../../../../../lib/session';
 
 type Params = Promise<{ name: string; version: string }>;
 
+/** A map's display hint as `version.spec` resolves it (packages/compat `DisplayHint`). */
+interface DisplayJson {
+  kind: string;
+  unit?: string;
+  source?: string;
+}
+
+/** "log2-histogram (us), by convention", "counts", "hidden, by convention". */
+function shownAs(d: DisplayJson | undefined): string {
+  if (!d) return '—';
+  return `${d.kind}${d.unit ? ` (${d.unit})` : ''}${d.source === 'convention' ? ', by convention' : ''}`;
+}
+
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const p = await params;
   return { title: `${decodeURIComponent(p.name)}@${decodeURIComponent(p.version)}` };
@@ -58,7 +71,7 @@ export default async function VersionPage({ params, searchParams }: { params: Pa
   const version = decodeURIComponent(p.version);
   const published = (await searchParams).published === '1';
   const client = await api();
-  const [{ version: v, compat }, { spec, manifest }] = await Promise.all([
+  const [{ version: v, compat }, { spec, manifest, displays }] = await Promise.all([
     orNotFound(client.version.get.query({ name, version })),
     orNotFound(client.version.spec.query({ name, version })),
   ]);
@@ -225,7 +238,7 @@ export default async function VersionPage({ params, searchParams }: { params: Pa
                       {mp.keySize} / {mp.valueSize} B
                     </td>
                     <td className="num small">{mp.maxEntries}</td>
-                    <td className="small">{mp.display ? `${mp.display.kind}${mp.display.unit ? ` (${mp.display.unit})` : ''}` : mp.globalSection ? 'global data' : '—'}</td>
+                    <td className="small">{shownAs(displays[mp.name] as DisplayJson | undefined)}</td>
                   </tr>
                 ))}
               </tbody>
