@@ -31,6 +31,17 @@ const ARG_REGS = 0b111110;
 const CALLER_SAVED = 0b111111;
 
 /** Helpers whose arguments never let them read or write the stack (only scalars, maps, ctx). */
+/** Argument registers whose value the verifier checks (all but `ARG_ANYTHING`; every one for an unknown helper). */
+function checkedArgs(id: number): number {
+  const proto = helperProto(id);
+  if (!proto) return ARG_REGS;
+  let regs = 0;
+  proto.args.forEach((a, k) => {
+    if (a !== Arg.anything) regs |= 1 << (k + 1);
+  });
+  return regs;
+}
+
 function helperTouchesStack(id: number): boolean {
   const proto = helperProto(id);
   if (!proto) return true;
@@ -57,8 +68,15 @@ function slotsOf(off: number, size: number): [number, number] | null {
 /** Bits a..b (0 <= a <= b <= 31) of a 32-bit word. */
 const bitRange = (a: number, b: number): number => (2 ** (b + 1) - 2 ** a) >>> 0;
 
-/** Precise locations at each instruction, or null when the program is not a single function. */
-export function computePrecision(p: Program, cfg: Cfg): Precision | null {
+/**
+ * Precise locations at each instruction, or null when the program is not a single function.
+ * `decided[i]` marks the conditional jumps whose outcome was known when explored (the kernel's
+ * `is_branch_taken` answering 0 or 1, after which it calls `mark_chain_precision` on the
+ * scalar operands): only their operands are decisions. A branch explored both ways decides
+ * nothing about its operands' values (each side was checked), so it marks nothing, as in the
+ * kernel. Without `decided` every conditional jump is a decision.
+ */
+export function computePrecision(p: Program, cfg: Cfg, decided: Uint8Array | null = null): Precision | null {
   const n = p.length;
   if (cfg.subprogStarts.length > 1 || cfg.callbackEntries.size > 0) return null;
   for (let i = 0; i < n; i++) {
@@ -172,12 +190,15 @@ export function computePrecision(p: Program, cfg: Cfg): Precision | null {
           }
           break;
         default:
-          if (o === Jmp.EXIT) R |= 1;
-          else if (o === Jmp.CALL) {
+          // the return value of a tracepoint or XDP program is not checked (the kernel's
+          // check_return_code has no range for them): r0 decides nothing at the main exit
+          if (o === Jmp.EXIT) {
+            // nothing
+          } else if (o === Jmp.CALL) {
             R &= ~CALLER_SAVED;
-            R |= ARG_REGS;
+            R |= checkedArgs(p.imm[i]!);
             if (helperTouchesStack(p.imm[i]!)) set(0, 63);
-          } else if (o !== Jmp.JA) R |= d | (isSrcReg(op) ? s : 0);
+          } else if (o !== Jmp.JA && (decided === null || decided[i] !== 0)) R |= d | (isSrcReg(op) ? s : 0);
       }
       R = (R | (1 << 10)) & 0x7ff;
       if (R !== regs[i] || L !== lo[i] || H !== hi[i]) {

@@ -128,13 +128,39 @@ const BRANCH_JUMP = 4;
  */
 export function verify(program: Uint8Array | Program, options: VerifyOptions = {}): VerifyResult {
   const p = program instanceof Uint8Array ? decodeProgram(program) : program;
-  const first = new Verifier(p, options, options.precision ?? true);
-  const result = first.run();
+  const started = Date.now();
+  const usePrecision = options.precision ?? true;
+  // the conditional jumps found decided so far (see `Verifier.decide`): shared by the runs
+  const decided = new Uint8Array(p.length);
+  let first: Verifier;
+  let result: VerifyResult;
+  for (let restarts = 0; ; restarts++) {
+    // a program that keeps finding new decided branches after pruning on precision: every
+    // conditional jump a decision (the static analysis alone, always sound)
+    if (restarts === MAX_PRECISION_RESTARTS) decided.fill(1);
+    first = new Verifier(p, options, usePrecision, decided, started);
+    try {
+      result = first.run();
+      break;
+    } catch (e) {
+      if (!(e instanceof Restart)) throw e;
+    }
+  }
   if (result.ok || first.widenings === 0) return result;
   // widening lost a value the program needs exactly: the exact exploration decides
-  const exact = new Verifier(p, options, false).run();
+  const exact = new Verifier(p, options, false, decided, started).run();
   return exact.ok ? exact : result;
 }
+
+/** Runs started again because a prune relied on a value a branch found later turned out to decide. */
+const MAX_PRECISION_RESTARTS = 32;
+
+/**
+ * Thrown out of a run when a conditional jump is found decided (one way only) for the first
+ * time after a prune relied on precision: that prune may have merged states the new decision
+ * tells apart, so the run starts again with the branch's operands precise.
+ */
+class Restart {}
 
 class Verifier implements LiveRegs {
   private readonly privileged: boolean;
@@ -177,13 +203,17 @@ class Verifier implements LiveRegs {
   private pruned = 0;
   /** Scalars widened at callback-loop entries (see `widenLoopScalars`). */
   widenings = 0;
-  private readonly started = Date.now();
+  /** A prune succeeded only because some scalar was compared as imprecise. */
+  private reliedOnPrecision = false;
 
   constructor(
     private readonly p: Program,
     private readonly options: VerifyOptions,
     /** Precision and callback-loop widening (`VerifyOptions.precision`). */
     private readonly usePrecision: boolean,
+    /** Conditional jumps known to be decided by a value (1), shared with later runs. */
+    private readonly decided: Uint8Array,
+    private readonly started: number,
   ) {
     this.privileged = options.privileged ?? true;
     this.allowUninitStack = options.allowUninitStack ?? this.privileged;
@@ -431,11 +461,16 @@ class Verifier implements LiveRegs {
     const done = this.complete[i];
     if (done) {
       // computed when first needed: many programs never compare with a finished state
-      if (this.precision === undefined) this.precision = this.usePrecision ? computePrecision(this.p, this.cfg) : null;
+      if (this.precision === undefined) {
+        this.precision = this.usePrecision ? computePrecision(this.p, this.cfg, this.decided) : null;
+      }
       const pr = this.precision;
       const precise = pr && { regs: pr.regs[i]!, slotsLo: pr.slotsLo[i]!, slotsHi: pr.slotsHi[i]! };
       for (const old of done) {
         if (stateCovers(old.state, state, false, this, precise)) {
+          if (precise && !this.reliedOnPrecision && !stateCovers(old.state, state, false, this)) {
+            this.reliedOnPrecision = true;
+          }
           this.pruned++;
           return 'pruned';
         }
@@ -1140,6 +1175,7 @@ class Verifier implements LiveRegs {
       // a known value against the immediate (counted loops): one way only, no scalar built
       const goes = constCompare(o, constValue(d.v), constValue(this.immReg(i, is32).v), is32 ? 32 : 64);
       this.coverage[i]! |= goes ? BRANCH_JUMP : BRANCH_FALL;
+      this.decide(i);
       return goes ? target : i + 1;
     }
     const src = fromReg ? this.readReg(s, i, p.src[i]!) : this.immReg(i, is32);
@@ -1150,6 +1186,7 @@ class Verifier implements LiveRegs {
       // both known: one way only, nothing to refine
       const goes = constCompare(o, constValue(d.v), constValue(src.v), is32 ? 32 : 64);
       this.coverage[i]! |= goes ? BRANCH_JUMP : BRANCH_FALL;
+      this.decide(i);
       return goes ? target : i + 1;
     }
     if (isPointer(d) || isPointer(src)) {
@@ -1160,6 +1197,7 @@ class Verifier implements LiveRegs {
     }
     if (fall) this.coverage[i]! |= BRANCH_FALL;
     if (taken) this.coverage[i]! |= BRANCH_JUMP;
+    if (!fall || !taken) this.decide(i);
     if (this.logLevel > 0 && fall && taken) this.emit(`${i}: branch to ${target}: ${formatState(taken)}`);
     if (fall && taken) {
       if (ckpt) ckpt.branches++;
@@ -1177,6 +1215,22 @@ class Verifier implements LiveRegs {
     }
     // neither way is possible: the state itself was contradictory; the path ends
     return -1;
+  }
+
+  /**
+   * Conditional jump i went one way only (the kernel's `is_branch_taken` >= 0, after which
+   * `mark_chain_precision` makes its scalar operands precise back to where they were set).
+   * Precision here is static (precision.ts), over the branches known to be decided: a branch
+   * seen decided for the first time makes the analysis again with its operands as decisions.
+   * Prunes made before then compared those operands as "any scalar"; if one relied on that,
+   * the run starts again (`Restart`), with the branch known from the start.
+   */
+  private decide(i: number): void {
+    if (this.decided[i] || !this.usePrecision) return;
+    this.decided[i] = 1;
+    if (this.precision === null) return; // not analysed: every scalar is precise anyway
+    this.precision = undefined;
+    if (this.reliedOnPrecision) throw new Restart();
   }
 
   /** The state after `dst op src` is `outcome`, or null when that cannot happen. */
