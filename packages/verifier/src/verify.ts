@@ -203,6 +203,8 @@ class Verifier implements LiveRegs {
   private pruned = 0;
   /** Scalars widened at callback-loop entries (see `widenLoopScalars`). */
   widenings = 0;
+  private readonly warnings: Diagnostic[] = [];
+  private readonly warnedAt = new Set<number>();
   /** A prune succeeded only because some scalar was compared as imprecise. */
   private reliedOnPrecision = false;
 
@@ -271,6 +273,7 @@ class Verifier implements LiveRegs {
       ),
       log: this.log,
       coverage: this.coverage,
+      warnings: diagnostic === null ? this.warnings : [],
     };
   }
 
@@ -948,8 +951,16 @@ class Verifier implements LiveRegs {
       }
       return UNKNOWN_SCALAR_SIZED(size, kind);
     }
-    if (kind === 'write' || off < 8 || off >= PERF_MAX_TRACE_SIZE || off % size !== 0) {
+    // tp_prog_is_valid_access: `off < sizeof(void *)` compares unsigned, so a negative offset
+    // passes it (and `off >= PERF_MAX_TRACE_SIZE` signed); `off % size` is C's (truncating, as
+    // JavaScript's): Linux 6.18 accepts `*(u32 *)(r1 - 16)`, so do we (it reads the bytes before
+    // the record; packages/vm faults such a read)
+    if (kind === 'write' || (off >= 0 && off < 8) || off >= PERF_MAX_TRACE_SIZE || off % size !== 0) {
       this.reject(i, `invalid bpf_context access off=${off} size=${size}`);
+    }
+    if (off < 0 && !ctx.event && !this.warnedAt.has(i)) {
+      this.warnedAt.add(i);
+      this.warnings.push(this.diagnostic(i, `ctx read at negative offset off=${off} size=${size}: Linux accepts it (before the record); packages/vm faults it`));
     }
     const event = ctx.event;
     if (event) {
@@ -1257,20 +1268,31 @@ class Verifier implements LiveRegs {
     return out;
   }
 
-  /** Branches on a comparison involving a pointer: null checks, and opaque pointer comparisons. */
+  /**
+   * Branches on a comparison involving a pointer, as Linux 6.18 decides them:
+   * - `is_branch_taken`: a pointer that `reg_not_null` says cannot be null (map value, map
+   *   pointer, ring-buffer memory; not ctx, stack, packet or function pointers, which the
+   *   kernel does not assume non-null) compared `==`/`!=` with a constant 0 (either side, 64-bit
+   *   only: a 32-bit comparison goes both ways, as measured on 6.18) goes one way only; every
+   *   other comparison involving a pointer goes both ways,
+   *   with neither side refined (`reg_set_min_max` learns nothing when a side is a pointer);
+   * - `mark_ptr_or_null_regs`: only `if rX ==/!= 0` (immediate 0, 64-bit, the maybe-null
+   *   pointer as the destination) makes the pointer null on one side and non-null on the other;
+   *   a comparison with a register holding 0, or a 32-bit one, leaves it maybe-null on both;
+   * - packet pointers against pkt_end (`try_match_pkt_pointers`, 64-bit only) prove ranges.
+   */
   private pointerBranch(s: State, i: number, o: number, is32: boolean, d: Reg, src: Reg): [State | null, State | null] {
     const p = this.p;
-    if ((o === Jmp.JEQ || o === Jmp.JNE) && !is32) {
+    if (o === Jmp.JEQ || o === Jmp.JNE) {
       const ptr = isPointer(d) ? d : src;
       const other = isPointer(d) ? src : d;
-      if (isZeroScalar(other)) {
-        if (ptr.maybeNull) {
-          const isNull = this.markNull(cloneState(s), ptr, true);
-          const notNull = this.markNull(cloneState(s), ptr, false);
-          return o === Jmp.JEQ ? [notNull, isNull] : [isNull, notNull];
-        }
-        // a pointer that cannot be null is never equal to 0
+      if (!is32 && regNotNull(ptr) && isZeroAt(other, 64)) {
         return o === Jmp.JEQ ? [cloneState(s), null] : [null, cloneState(s)];
+      }
+      if (!is32 && !isSrcReg(p.opcode[i]!) && p.imm[i] === 0 && d.maybeNull) {
+        const isNull = this.markNull(cloneState(s), d, true);
+        const notNull = this.markNull(cloneState(s), d, false);
+        return o === Jmp.JEQ ? [notNull, isNull] : [isNull, notNull];
       }
     }
     if (!is32) {
@@ -1382,9 +1404,9 @@ class Verifier implements LiveRegs {
       // a subprogram may return without setting r0; the caller cannot read it then
       const r0 = this.regs(s)[0]!;
       const callee = s.frames.pop()!;
-      if (r0.type === RegType.stack && r0.frame === s.frames.length) {
-        this.reject(i, 'cannot return stack pointer to the caller frame');
-      }
+      // prepare_func_exit: any stack pointer, even one into a caller's frame (still valid
+      // there), is refused, as Linux does ("let's be conservative")
+      if (r0.type === RegType.stack) this.reject(i, 'cannot return stack pointer to the caller');
       const regs = curFrame(s).regs;
       regs[0] = r0;
       for (let r = 1; r <= 5; r++) regs[r] = NOT_INIT;
@@ -1717,7 +1739,16 @@ function setScalar(out: State, reg: Reg, v: Scalar): Reg {
   return updated;
 }
 
-const isZeroScalar = (r: Reg): boolean => r.type === RegType.scalar && isConst(r.v) && constValue(r.v) === 0n;
+/** A scalar known to be 0 in its low `w` bits (`is_reg_const` and `reg_const_value` at that width). */
+const isZeroAt = (r: Reg, w: 32 | 64): boolean => {
+  if (r.type !== RegType.scalar) return false;
+  const t = viewOf(r.v, w).t;
+  return t.mask === 0n && t.value === 0n;
+};
+
+/** `reg_not_null`: pointer types the kernel knows are never null (for `is_branch_taken`). */
+const regNotNull = (r: Reg): boolean =>
+  !r.maybeNull && (r.type === RegType.mapValue || r.type === RegType.mapPtr || r.type === RegType.ringbufMem);
 const isPacketStart = (r: Reg): boolean => r.type === RegType.packet && r.off === 0 && isConst(r.v) && constValue(r.v) === 0n;
 /** `lo` is a pointer that `hi` bounds: a packet pointer and pkt_end, or a meta pointer and the packet start. */
 const boundsPacket = (lo: Reg, hi: Reg): boolean =>
