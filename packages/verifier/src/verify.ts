@@ -164,7 +164,7 @@ class Restart {}
 
 class Verifier implements LiveRegs {
   private readonly privileged: boolean;
-  private readonly allowUninitStack: boolean;
+  readonly allowUninitStack: boolean;
   private readonly context: ContextSpec;
   private readonly insnLimit: number;
   private readonly deadline: number;
