@@ -74,7 +74,7 @@ describe('computePrecision', () => {
 
   it('arguments a helper does not check decide nothing (bpf_perf_event_read flags)', () => {
     const source = '.map m perf_event_array key=4 value=4 entries=4\nr1 = m ll\nr2 = 7\ncall bpf_perf_event_read\nr0 = 0\nexit';
-    expect(precisionOf(source, [])!.regs[3] & (1 << 2)).toBe(0);
+    expect(precisionOf(source, [])!.regs[3]! & (1 << 2)).toBe(0);
   });
 
   it('is not computed for programs with subprograms (every scalar stays precise)', () => {
