@@ -1,6 +1,7 @@
 // Differential fuzzing against the running kernel's verifier: random and mutated tracepoint
 // programs go to both; prints agreement and every program we accept that the kernel rejects for a
-// memory-safety reason (must be none). Every tracepoint program we accept is also run (as
+// memory-safety reason (must be none), and how many instructions each side processed on the
+// programs both accept (ours / kernel). Every tracepoint program we accept is also run (as
 // `sanitizeVerified` rewrites it: dead code becomes `ja -1`, exit offsets 0) in
 // packages/vm, on both tiers, over random records: none may fault (the verifier's proof is what
 // lets the agent run it). Needs root (bpf()) and gcc. `--xdp` fuzzes XDP programs instead
@@ -324,6 +325,9 @@ function runInVm(bytes: Uint8Array, maps: readonly MapDef[]): void {
 const reasons = new Map<string, number>();
 const unsafe: string[] = [];
 const examples = new Map<string, string>();
+/** ours / kernel processed instructions of each program both accept, and programs over 2x. */
+const processedRatios: number[] = [];
+const over2x: string[] = [];
 let ourMs = 0;
 let exactMs = 0;
 let kernelUs = 0;
@@ -356,8 +360,15 @@ for (let n = 0; n < count; n++) {
   else if (ours.ok && !xdp) runInVm(sanitizeVerified(prog.bytes, ours), prog.maps);
   const k = await kernel.load(prog.bytes, prog.maps, xdp ? 6 : 5);
   kernelUs += k.verificationUsec ?? 0;
-  if (ours.ok && k.ok) tally.bothAccept++;
-  else if (!ours.ok && !k.ok) tally.bothReject++;
+  if (ours.ok && k.ok) {
+    tally.bothAccept++;
+    if (k.insnsProcessed) {
+      const r = ours.stats.insnsProcessed / k.insnsProcessed;
+      processedRatios.push(r);
+      if (r > 2 && over2x.length < show) over2x.push(`${Buffer.from(prog.bytes).toString('hex')}
+  processed: ours ${ours.stats.insnsProcessed}, kernel ${k.insnsProcessed}`);
+    }
+  } else if (!ours.ok && !k.ok) tally.bothReject++;
   else if (ours.ok) {
     tally.weAcceptKernelRejects++;
     const key = `we accept, kernel: ${k.message.replace(/\d+/g, 'N')}`;
@@ -378,6 +389,14 @@ const agree = tally.bothAccept + tally.bothReject;
 console.log(`programs: ${count} (seed ${values.seed}${xdp ? ', xdp' : ''})`);
 console.log(`agreement: ${agree}/${count} (${((agree / count) * 100).toFixed(2)}%)`);
 console.log(`  both accept ${tally.bothAccept}, both reject ${tally.bothReject}`);
+if (processedRatios.length) {
+  const geo = Math.exp(processedRatios.reduce((a, r) => a + Math.log(r), 0) / processedRatios.length);
+  const over = processedRatios.filter((r) => r > 2).length;
+  console.log(
+    `processed instructions ours / kernel (both accept): geometric mean ${geo.toFixed(2)}, min ${Math.min(...processedRatios).toFixed(2)}, max ${Math.max(...processedRatios).toFixed(2)}, over 2x: ${over}`,
+  );
+  for (const line of over2x) console.log(`  ${line}`);
+}
 console.log(`  we reject, kernel accepts: ${tally.weRejectKernelAccepts}`);
 console.log(`  we accept, kernel rejects: ${tally.weAcceptKernelRejects} (memory-safety reason: ${tally.unsafeAccepts})`);
 console.log(
