@@ -77,7 +77,24 @@ describe('computePrecision', () => {
     expect(precisionOf(source, [])!.regs[3]! & (1 << 2)).toBe(0);
   });
 
-  it('is not computed for programs with subprograms (every scalar stays precise)', () => {
-    expect(precisionOf('call pc+2\nr0 = 0\nexit\nr0 = 0\nexit')).toBeNull();
+  it('flows through subprograms: arguments into the callee, its r0 back to the caller', () => {
+    // main: r6 = 5; r1 = r6; call f; if r0 > 3 (decided at 4); f: r0 = r1; exit
+    const source = 'r6 = 5\nr1 = r6\ncall pc+3\nr0 += 0\nif r0 > 3 goto +0\nexit\nr0 = r1\nexit';
+    const pr = precisionOf(source, [4])!;
+    expect(pr.regs[6]! & (1 << 1)).not.toBe(0); // the callee's r1, because its r0 is needed
+    expect(pr.regs[2]! & (1 << 1)).not.toBe(0); // the caller's argument
+    expect(pr.regs[1]! & (1 << 6)).not.toBe(0); // and r6 it came from
+    // nothing decided: no value flows into a decision
+    expect(precisionOf(source, [])!.regs[1]! & (1 << 6)).toBe(0);
+  });
+
+  it('a subprogram that reads memory through a pointer makes its callers\' slots precise', () => {
+    const source = 'r1 = r10\nr1 += -8\ncall pc+2\nr0 = 0\nexit\nr0 = *(u64 *)(r1 + 0)\nexit';
+    expect(precisionOf(source, [])!.touches[1]).toBe(1);
+    expect(precisionOf('call pc+2\nr0 = 0\nexit\nr0 = 0\nexit', [])!.touches[1]).toBe(0);
+  });
+
+  it('is not computed for programs with callbacks (every scalar stays precise)', () => {
+    expect(precisionOf('r1 = 1\nld_pseudo r2, 4, 6\nr3 = 0\nr4 = 0\ncall bpf_loop\nr0 = 0\nexit\nr0 = 0\nexit')).toBeNull();
   });
 });

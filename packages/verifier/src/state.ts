@@ -284,7 +284,7 @@ function slotCovers(old: Slot, cur: Slot, exact: boolean, ids: IdMap, precise: b
   return true;
 }
 
-/** Precise registers and stack slots of the only frame at one instruction (see precision.ts). */
+/** Precise registers and stack slots of one frame at one instruction (see precision.ts). */
 export interface PreciseSet {
   regs: number;
   slotsLo: number;
@@ -304,16 +304,16 @@ export function stateCovers(
   cur: State,
   exact: boolean,
   live: LiveRegs,
-  precise: PreciseSet | null = null,
+  /** Per frame (index f), or null: every scalar precise. */
+  precise: readonly PreciseSet[] | null = null,
 ): boolean {
-  // precision is known for single-frame programs only
-  const p = precise !== null && old.frames.length === 1 ? precise : null;
   if (old.frames.length !== cur.frames.length || old.refs.length !== cur.refs.length) return false;
   const ids = new IdMap();
   for (let f = 0; f < old.frames.length; f++) {
     const of = old.frames[f]!;
     const cf = cur.frames[f]!;
     if (of.callsite !== cf.callsite) return false;
+    const p = precise === null ? null : (precise[f] ?? null);
     const liveSet = live.liveRegs(f);
     for (let r = 0; r < 11; r++) {
       if (!exact && !(liveSet & (1 << r))) continue;

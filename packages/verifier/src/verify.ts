@@ -33,6 +33,7 @@ import {
   type Frame,
   type LiveRegs,
   NOT_INIT,
+  type PreciseSet,
   type Reg,
   RegType,
   type Slot,
@@ -468,7 +469,7 @@ class Verifier implements LiveRegs {
         this.precision = this.usePrecision ? computePrecision(this.p, this.cfg, this.decided) : null;
       }
       const pr = this.precision;
-      const precise = pr && { regs: pr.regs[i]!, slotsLo: pr.slotsLo[i]!, slotsHi: pr.slotsHi[i]! };
+      const precise = pr && this.preciseFrames(pr, state, i);
       for (const old of done) {
         if (stateCovers(old.state, state, false, this, precise)) {
           if (precise && !this.reliedOnPrecision && !stateCovers(old.state, state, false, this)) {
@@ -505,6 +506,28 @@ class Verifier implements LiveRegs {
     this.liveStates++;
     if (this.liveStates > this.peakStates) this.peakStates = this.liveStates;
     return c;
+  }
+
+  /**
+   * Precise locations of each frame of `state` at instruction i: the running frame's at i; a
+   * calling frame's at its return point (r0-r5 are not readable there) and, while a callee that
+   * may read memory through a pointer runs, every slot of it.
+   */
+  private preciseFrames(pr: Precision, state: State, i: number): PreciseSet[] {
+    const frames = state.frames;
+    const top = frames.length - 1;
+    const out: PreciseSet[] = new Array(frames.length);
+    out[top] = { regs: pr.regs[i]!, slotsLo: pr.slotsLo[i]!, slotsHi: pr.slotsHi[i]! };
+    for (let f = 0; f < top; f++) {
+      const callsite = frames[f + 1]!.callsite;
+      const all = pr.touches[this.cfg.subprogOf[frames[f + 1]!.subprogStart]!] === 1;
+      out[f] = {
+        regs: (pr.regs[callsite + 1]! & ~0x3f) | (1 << 10),
+        slotsLo: all ? 0xffffffff : pr.slotsLo[callsite + 1]!,
+        slotsHi: all ? 0xffffffff : pr.slotsHi[callsite + 1]!,
+      };
+    }
+    return out;
   }
 
   private liveState: State | null = null;
@@ -1230,7 +1253,8 @@ class Verifier implements LiveRegs {
 
   /**
    * Conditional jump i went one way only (the kernel's `is_branch_taken` >= 0, after which
-   * `mark_chain_precision` makes its scalar operands precise back to where they were set).
+   * `mark_chain_precision` makes its scalar operands precise back to where they were set), or
+   * helper call i found a constant array-map key (its slot made precise the same way).
    * Precision here is static (precision.ts), over the branches known to be decided: a branch
    * seen decided for the first time makes the analysis again with its operands as decisions.
    * Prunes made before then compared those operands as "any scalar"; if one relied on that,
@@ -1537,7 +1561,6 @@ class Verifier implements LiveRegs {
           if (sv.umax >= MAX_VAR_SIZE) {
             this.reject(i, `R${r + 1} unbounded memory access, use 'var &= const' or 'if (var < const)'`);
           }
-          if (sv.umax === 0n && reg.type === RegType.scalar && isConst(reg.v) && constValue(reg.v) === 0n) break;
           this.helperMem(s, i, r, reg, sv.umin, sv.umax, kind === Arg.uninitMem ? 'write' : 'read', proto);
           break;
         }
@@ -1585,9 +1608,13 @@ class Verifier implements LiveRegs {
       s.refs = s.refs.filter((ref) => ref.id !== released);
       mapAllRegs(s, (x) => (x.refId === released ? (this.privileged ? UNKNOWN_SCALAR : NOT_INIT) : x));
     }
+    const nrLoops = regs[1]!;
     for (let r = 1; r <= 5; r++) regs[r] = NOT_INIT;
     regs[0] = this.helperResult(s, i, proto, mapIndex, allocSize, constKey);
     if (callback < 0) return i + 1;
+    // Linux explores the callback only while its depth is below nr_loops' maximum
+    // (`callback_depth < umax_value`): never when nr_loops is 0
+    if (nrLoops.type === RegType.scalar && nrLoops.v.umax === 0n) return i + 1;
     // nr_loops may be 0: the path where the callback never runs
     this.pendingPaths.push({ state: cloneState(s), insnIndex: i + 1, checkpoint: null });
     return this.enterCallback(s, i, callback, callbackCtx ?? constReg(0n));
@@ -1626,8 +1653,10 @@ class Verifier implements LiveRegs {
         // an array lookup with a constant key below max_entries cannot fail
         if (proto.id === 1 && constKey !== null) {
           const def = this.mapDef(mapIndex, i);
-          if ((def.type === MapType.array || def.type === MapType.percpuArray) && constKey < BigInt(def.maxEntries)) {
-            return pointerReg(RegType.mapValue, { aux: mapIndex, v: ZERO_OFFSET });
+          if (def.type === MapType.array || def.type === MapType.percpuArray) {
+            // the key's value decided the result: it is precise (`get_constant_map_key`)
+            this.decide(i);
+            if (constKey < BigInt(def.maxEntries)) return pointerReg(RegType.mapValue, { aux: mapIndex, v: ZERO_OFFSET });
           }
         }
         return pointerReg(RegType.mapValue, { maybeNull: true, id: this.newId(), aux: mapIndex, v: ZERO_OFFSET });

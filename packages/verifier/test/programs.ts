@@ -279,6 +279,23 @@ export const ACCEPTED: ProgramCase[] = [
       exit`,
   },
   {
+    // found by fuzz:kernel: Linux explores a callback only while its depth is below nr_loops
+    name: 'bpf_loop with nr_loops 0 never runs its callback (which writes past the stack)',
+    source: `
+      r1 = 0
+      ld_pseudo r2, 4, 8
+      r3 = r10
+      r3 += 32
+      *(u64 *)(r10 - 8) = 0
+      r4 = 0
+      call bpf_loop
+      r0 = 0
+      exit
+      *(u64 *)(r2 + 0) = r1
+      r0 = 0
+      exit`,
+  },
+  {
     name: 'uninitialized stack read (allowed for root)',
     source: `
       r0 = *(u64 *)(r10 - 8)
@@ -794,6 +811,14 @@ export const PACKET_REJECTED: ProgramCase[] = [
 ];
 
 export const REJECTED: ProgramCase[] = [
+  {
+    // found by the VM property: Linux takes NULL only for arguments marked PTR_MAYBE_NULL, which
+    // probe_read's destination is not, whatever the size
+    name: 'probe_read into NULL with size 0',
+    source: 'r1 = 0\nr2 = 0\nr3 = r10\nr3 += -8\ncall bpf_probe_read\nr0 = 0\nexit',
+    reject: 'R1 type=scalar expected=fp, map_value, ringbuf_mem',
+    kernelMessage: 'R1 type=scalar expected=fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_',
+  },
   {
     name: 'ctx read at a negative offset that is not a multiple of the size',
     source: 'r0 = *(u32 *)(r1 - 3)\nr0 = 0\nexit',
