@@ -1,6 +1,7 @@
 // Differential fuzzing against the running kernel's verifier: random and mutated tracepoint
 // programs go to both; prints agreement and every program we accept that the kernel rejects for a
-// memory-safety reason (must be none). Every tracepoint program we accept is also run (as
+// memory-safety reason (must be none), and how many instructions each side processed on the
+// programs both accept (ours / kernel). Every tracepoint program we accept is also run (as
 // `sanitizeVerified` rewrites it: dead code becomes `ja -1`, exit offsets 0) in
 // packages/vm, on both tiers, over random records: none may fault (the verifier's proof is what
 // lets the agent run it). Needs root (bpf()) and gcc. `--xdp` fuzzes XDP programs instead
@@ -277,7 +278,7 @@ const tally = {
   precisionOnly: 0,
 };
 /** Runs of accepted programs in packages/vm, by outcome. */
-const vmTally = { programs: 0, runs: 0, ok: 0, budget: 0, faults: 0, refused: 0, lacking: 0 };
+const vmTally = { programs: 0, runs: 0, ok: 0, budget: 0, faults: 0, refused: 0, lacking: 0, negativeCtx: 0 };
 const vmFaults: string[] = [];
 /** Accepted programs the VM does not load because it lacks a helper or feature, by what it lacks. */
 const vmLacks = new Map<string, number>();
@@ -324,6 +325,9 @@ function runInVm(bytes: Uint8Array, maps: readonly MapDef[]): void {
 const reasons = new Map<string, number>();
 const unsafe: string[] = [];
 const examples = new Map<string, string>();
+/** ours / kernel processed instructions of each program both accept, and programs over 2x. */
+const processedRatios: number[] = [];
+const over2x: string[] = [];
 let ourMs = 0;
 let exactMs = 0;
 let kernelUs = 0;
@@ -351,11 +355,20 @@ for (let n = 0; n < count; n++) {
     }
   }
   // as the kernel rewrites a verified program: dead code becomes `ja -1`, exit offsets 0
-  if (ours.ok && !xdp) runInVm(sanitizeVerified(prog.bytes, ours), prog.maps);
+  // a ctx read at a negative offset is accepted as Linux does, and the VM faults it (warnings)
+  if (ours.ok && !xdp && ours.warnings.length > 0) vmTally.negativeCtx++;
+  else if (ours.ok && !xdp) runInVm(sanitizeVerified(prog.bytes, ours), prog.maps);
   const k = await kernel.load(prog.bytes, prog.maps, xdp ? 6 : 5);
   kernelUs += k.verificationUsec ?? 0;
-  if (ours.ok && k.ok) tally.bothAccept++;
-  else if (!ours.ok && !k.ok) tally.bothReject++;
+  if (ours.ok && k.ok) {
+    tally.bothAccept++;
+    if (k.insnsProcessed) {
+      const r = ours.stats.insnsProcessed / k.insnsProcessed;
+      processedRatios.push(r);
+      if (r > 2 && over2x.length < show) over2x.push(`${Buffer.from(prog.bytes).toString('hex')}
+  processed: ours ${ours.stats.insnsProcessed}, kernel ${k.insnsProcessed}`);
+    }
+  } else if (!ours.ok && !k.ok) tally.bothReject++;
   else if (ours.ok) {
     tally.weAcceptKernelRejects++;
     const key = `we accept, kernel: ${k.message.replace(/\d+/g, 'N')}`;
@@ -376,6 +389,14 @@ const agree = tally.bothAccept + tally.bothReject;
 console.log(`programs: ${count} (seed ${values.seed}${xdp ? ', xdp' : ''})`);
 console.log(`agreement: ${agree}/${count} (${((agree / count) * 100).toFixed(2)}%)`);
 console.log(`  both accept ${tally.bothAccept}, both reject ${tally.bothReject}`);
+if (processedRatios.length) {
+  const geo = Math.exp(processedRatios.reduce((a, r) => a + Math.log(r), 0) / processedRatios.length);
+  const over = processedRatios.filter((r) => r > 2).length;
+  console.log(
+    `processed instructions ours / kernel (both accept): geometric mean ${geo.toFixed(2)}, min ${Math.min(...processedRatios).toFixed(2)}, max ${Math.max(...processedRatios).toFixed(2)}, over 2x: ${over}`,
+  );
+  for (const line of over2x) console.log(`  ${line}`);
+}
 console.log(`  we reject, kernel accepts: ${tally.weRejectKernelAccepts}`);
 console.log(`  we accept, kernel rejects: ${tally.weAcceptKernelRejects} (memory-safety reason: ${tally.unsafeAccepts})`);
 console.log(
@@ -383,7 +404,7 @@ console.log(
 );
 if (!xdp) {
   console.log(
-    `vm: ${vmTally.programs} accepted programs; ${vmTally.runs} runs on both tiers: ${vmTally.ok} ok, ${vmTally.budget} out of budget, ${vmTally.faults} faults; refused at load: ${vmTally.refused}; not loaded for a helper or feature the VM lacks: ${vmTally.lacking}`,
+    `vm: ${vmTally.programs} accepted programs; ${vmTally.runs} runs on both tiers: ${vmTally.ok} ok, ${vmTally.budget} out of budget, ${vmTally.faults} faults; refused at load: ${vmTally.refused}; not loaded for a helper or feature the VM lacks: ${vmTally.lacking}; not run (a ctx read at a negative offset, which the VM faults): ${vmTally.negativeCtx}`,
   );
   for (const [what, n] of [...vmLacks.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${n}  lacks ${what}`);
 }

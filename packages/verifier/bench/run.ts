@@ -1,5 +1,6 @@
-// Verification time of compiled programs, the largest accepted PREVAIL cases and a loop that runs
-// into the complexity limit, side by side with the time the running kernel reports
+// Verification time and processed instructions of compiled programs (this package's fixtures and
+// the library's programs), 24 independent branches, the largest accepted PREVAIL cases and a loop
+// that runs into the complexity limit, side by side with what the running kernel reports
 // (`verification time N usec`) when it can be used here. Ours is the median of timed batches
 // after warming the JIT on every program; the ratio divides our CPU time (process-wide, so GC
 // threads count) by the kernel's reported time, and the wall-clock ratio is printed too.
@@ -61,6 +62,29 @@ rows.push({
   maps: [],
   kernel: true,
 });
+// pruning: 24 independent branches on one random value (2^24 paths unless the branches' sides
+// meet): `call bpf_get_prandom_u32; r6 = r0; r7 = 0`, `if r6 & 2^i goto +1; r7 += 2^i` for each i
+{
+  const lines = ['call bpf_get_prandom_u32', 'r6 = r0', 'r7 = 0'];
+  for (let i = 0; i < 24; i++) lines.push(`if r6 & ${2 ** i} goto +1`, `r7 += ${2 ** i}`);
+  const { bytes, maps } = asm([...lines, 'r0 = 0', 'exit'].join('\n'));
+  rows.push({ name: '24 independent branches', insns: bytes.length / 8, bytes, maps, kernel: true });
+}
+// the library's programs (libbpf-tools style: option branches, log2 histograms)
+const libraryDir = join(here, '../../../library/programs');
+if (existsSync(libraryDir)) {
+  for (const file of readdirSync(libraryDir).filter((f) => f.endsWith('.o')).sort()) {
+    const spec = readBpfObject(new Uint8Array(readFileSync(join(libraryDir, file))));
+    for (const p of spec.programs) {
+      try {
+        const l = linkObjectProgram(spec, p.name);
+        rows.push({ name: `library ${file}:${p.name}`, insns: l.bytes.length / 8, bytes: l.bytes, maps: l.maps, kernel: true });
+      } catch {
+        // unsupported relocations: not benchmarked
+      }
+    }
+  }
+}
 // precision: values that decide nothing (a counter, stored flags) must not split the state space
 for (const name of [
   'bpf_loop callback counting in the caller stack',
@@ -100,8 +124,10 @@ if (!kernel) console.log(`kernel column empty: ${(opened as { unavailable: strin
 
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const lines: string[][] = [
-  ['program', 'insns', 'ours: verdict', 'processed', 'cpu ms', 'wall ms', 'kernel: verdict', 'processed', 'ms', 'ours/kernel'],
+  ['program', 'insns', 'ours: verdict', 'processed', 'cpu ms', 'wall ms', 'kernel: verdict', 'processed', 'ms', 'ours/kernel', 'processed ours/kernel'],
 ];
+/** ours / kernel processed instructions of every row both accept. */
+const processedRatios: number[] = [];
 /** ours / kernel time of every row with both: our CPU time, and our wall-clock time. */
 const ratios: number[] = [];
 const wallRatios: number[] = [];
@@ -146,18 +172,18 @@ for (const row of rows) {
   if (row.custom) {
     const custom = row.custom;
     const rs = Array.from({ length: 15 }, () => custom());
-    lines.push([row.name, `${row.insns}`, rs[0]!.ok ? 'accept' : 'reject', rs[0]!.processed, '-', median(rs.map((r) => r.ms)).toFixed(3), '-', '-', '-', '-']);
+    lines.push([row.name, `${row.insns}`, rs[0]!.ok ? 'accept' : 'reject', rs[0]!.processed, '-', median(rs.map((r) => r.ms)).toFixed(3), '-', '-', '-', '-', '-']);
     continue;
   }
   const { ms, cpuMs, result } = timeOurs(row, loop ? 3 : 15);
   const ours = [row.name, `${row.insns}`, result.ok ? 'accept' : 'reject', `${result.stats.insnsProcessed}`, cpuMs.toFixed(3), ms.toFixed(3)];
-  let kcols = ['-', '-', '-', '-'];
+  let kcols = ['-', '-', '-', '-', '-'];
   if (kernel && row.kernel) {
     const ks = [];
     for (let k = 0; k < (loop ? 3 : 15); k++) ks.push(await kernel.load(row.bytes, row.maps));
     const kv = ks[0]!;
     if (kv.errno !== 0 && kv.insnsProcessed === null) {
-      lines.push([...ours, `error: ${kv.message}`, '-', '-', '-']);
+      lines.push([...ours, `error: ${kv.message}`, '-', '-', '-', '-']);
       continue;
     }
     const kms = median(ks.map((x) => (x.verificationUsec ?? 0) / 1000));
@@ -166,7 +192,13 @@ for (const row of rows) {
       ratios.push(ratio);
       wallRatios.push(ms / kms);
     }
-    kcols = [kv.ok ? 'accept' : 'reject', `${kv.insnsProcessed ?? '?'}`, kms.toFixed(3), Number.isFinite(ratio) ? ratio.toFixed(2) : '-'];
+    let processedRatio = '-';
+    if (kv.ok && result.ok && kv.insnsProcessed) {
+      const pr = result.stats.insnsProcessed / kv.insnsProcessed;
+      processedRatios.push(pr);
+      processedRatio = pr.toFixed(2);
+    }
+    kcols = [kv.ok ? 'accept' : 'reject', `${kv.insnsProcessed ?? '?'}`, kms.toFixed(3), Number.isFinite(ratio) ? ratio.toFixed(2) : '-', processedRatio];
   }
   lines.push([...ours, ...kcols]);
 }
@@ -180,5 +212,11 @@ if (ratios.length) {
   };
   console.log(`ours (CPU time) / kernel over ${ratios.length} programs: ${summary(ratios)}`);
   console.log(`ours (wall-clock) / kernel: ${summary(wallRatios)}`);
+  if (processedRatios.length) {
+    const geo = Math.exp(processedRatios.reduce((a, r) => a + Math.log(r), 0) / processedRatios.length);
+    console.log(
+      `processed instructions ours / kernel over ${processedRatios.length} programs both accept: geometric mean ${geo.toFixed(2)}, min ${Math.min(...processedRatios).toFixed(2)}, max ${Math.max(...processedRatios).toFixed(2)}, within 2x on ${processedRatios.filter((r) => r <= 2).length}`,
+    );
+  }
   console.log(`load average at end: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 }

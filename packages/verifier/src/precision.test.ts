@@ -4,9 +4,14 @@ import { buildCfg } from './cfg.js';
 import { computePrecision } from './precision.js';
 import { decodeProgram } from './program.js';
 
-function precisionOf(source: string) {
+function precisionOf(source: string, decided?: number[]) {
   const p = decodeProgram(asm(source).bytes);
-  return computePrecision(p, buildCfg(p, true).cfg!);
+  let d: Uint8Array | null = null;
+  if (decided) {
+    d = new Uint8Array(p.length);
+    for (const i of decided) d[i] = 1;
+  }
+  return computePrecision(p, buildCfg(p, true).cfg!, d);
 }
 
 const R10 = 1 << 10;
@@ -40,8 +45,8 @@ describe('computePrecision', () => {
       'a helper that reads memory makes every slot precise',
       '.map m hash key=4 value=8 entries=4\n*(u64 *)(r10 - 8) = r6\nr2 = r10\nr2 += -8\nr1 = m ll\ncall bpf_map_lookup_elem\nr0 = 0\nexit',
       0,
-      // the stored r6 (it lands in a precise slot), r3-r5 (arguments the call may read), not slot 0
-      R10 | (1 << 6) | (1 << 5) | (1 << 4) | (1 << 3),
+      // the stored r6 (it lands in a precise slot), not slot 0; r3-r5 are no arguments of map_lookup_elem
+      R10 | (1 << 6),
       0xfffffffe,
     ],
     [
@@ -57,7 +62,39 @@ describe('computePrecision', () => {
     expect([pr.regs[insnIndex], pr.slotsLo[insnIndex]]).toEqual([regs, slotsLo]);
   });
 
-  it('is not computed for programs with subprograms (every scalar stays precise)', () => {
-    expect(precisionOf('call pc+2\nr0 = 0\nexit\nr0 = 0\nexit')).toBeNull();
+  it('a branch explored both ways decides nothing; one found decided makes its operands precise', () => {
+    const source = 'call bpf_get_prandom_u32\nr6 = r0\nr7 = 5\nif r6 > r7 goto +0\nr0 = 0\nexit';
+    expect(precisionOf(source, [])!.regs[3]).toBe(R10);
+    expect(precisionOf(source, [3])!.regs[3]).toBe(R10 | (1 << 6) | (1 << 7));
+    // the value flows back through the copy
+    expect(precisionOf(source, [3])!.regs[1]).toBe(R10 | 1);
+    // no `decided` at all: every branch is a decision (the static analysis alone)
+    expect(precisionOf(source)!.regs[3]).toBe(R10 | (1 << 6) | (1 << 7));
+  });
+
+  it('arguments a helper does not check decide nothing (bpf_perf_event_read flags)', () => {
+    const source = '.map m perf_event_array key=4 value=4 entries=4\nr1 = m ll\nr2 = 7\ncall bpf_perf_event_read\nr0 = 0\nexit';
+    expect(precisionOf(source, [])!.regs[3]! & (1 << 2)).toBe(0);
+  });
+
+  it('flows through subprograms: arguments into the callee, its r0 back to the caller', () => {
+    // main: r6 = 5; r1 = r6; call f; if r0 > 3 (decided at 4); f: r0 = r1; exit
+    const source = 'r6 = 5\nr1 = r6\ncall pc+3\nr0 += 0\nif r0 > 3 goto +0\nexit\nr0 = r1\nexit';
+    const pr = precisionOf(source, [4])!;
+    expect(pr.regs[6]! & (1 << 1)).not.toBe(0); // the callee's r1, because its r0 is needed
+    expect(pr.regs[2]! & (1 << 1)).not.toBe(0); // the caller's argument
+    expect(pr.regs[1]! & (1 << 6)).not.toBe(0); // and r6 it came from
+    // nothing decided: no value flows into a decision
+    expect(precisionOf(source, [])!.regs[1]! & (1 << 6)).toBe(0);
+  });
+
+  it('a subprogram that reads memory through a pointer makes its callers\' slots precise', () => {
+    const source = 'r1 = r10\nr1 += -8\ncall pc+2\nr0 = 0\nexit\nr0 = *(u64 *)(r1 + 0)\nexit';
+    expect(precisionOf(source, [])!.touches[1]).toBe(1);
+    expect(precisionOf('call pc+2\nr0 = 0\nexit\nr0 = 0\nexit', [])!.touches[1]).toBe(0);
+  });
+
+  it('is not computed for programs with callbacks (every scalar stays precise)', () => {
+    expect(precisionOf('r1 = 1\nld_pseudo r2, 4, 6\nr3 = 0\nr4 = 0\ncall bpf_loop\nr0 = 0\nexit\nr0 = 0\nexit')).toBeNull();
   });
 });

@@ -1,17 +1,19 @@
 // Precision: which scalar values can still decide anything (the kernel's `precise` marks, found
 // by `mark_chain_precision` backtracking at run time). Here it is a static, backward data-flow
 // analysis over registers and the 64 stack slots of the frame: a location is *precise* at an
-// instruction when its value may flow (through moves, arithmetic, spills and fills) into a
-// decision: the address of a memory access, a helper argument, a branch condition, pointer
-// arithmetic, the return value. A scalar that is not precise at a prune point (a counter only
-// stored, a flag written to a slot and never read back into a check) is compared as "any
-// scalar", so it does not split the explored state space.
+// instruction when its value may flow (through moves, arithmetic, spills and fills, arguments
+// into a subprogram and its r0 back) into a decision: the address of a memory access, a checked
+// helper argument, a conditional jump found decided, pointer arithmetic. A scalar that is not
+// precise at a prune point (a counter only stored, a flag written to a slot and never read back
+// into a check) is compared as "any scalar", so it does not split the explored state space.
 //
 // Sound by construction: where the analysis cannot see where a value goes it keeps it precise
 // (a store or load through a copied stack pointer makes every slot precise, a helper that reads
-// memory makes every slot precise, `+=`/`-=` between registers keeps both, since one may be a
-// pointer). Programs with subprograms or callbacks get no analysis (`null`): every scalar is
-// precise there, as before.
+// a map key makes every slot precise, `+=`/`-=` between registers keeps both, since one may be a
+// pointer, a subprogram that may read memory through a pointer makes its callers' slots
+// precise). Subprograms are analysed once for all their callers (a value is precise in a
+// subprogram if some caller needs it). Programs with callbacks get no analysis (`null`): every
+// scalar is precise there, as before.
 
 import type { Cfg } from './cfg.js';
 import { Arg, helperProto } from './helper-protos.js';
@@ -25,25 +27,39 @@ export interface Precision {
   slotsLo: Uint32Array;
   /** Slots 32..63. */
   slotsHi: Uint32Array;
+  /**
+   * Per subprogram: 1 when it (or one it calls) may read memory through a pointer other than its
+   * own r10: the slots of the frames that call it are all precise while it runs.
+   */
+  touches: Uint8Array;
 }
 
 const ARG_REGS = 0b111110;
 const CALLER_SAVED = 0b111111;
 
 /** Helpers whose arguments never let them read or write the stack (only scalars, maps, ctx). */
-function helperTouchesStack(id: number): boolean {
+/** Argument registers whose value the verifier checks (all but `ARG_ANYTHING`; every one for an unknown helper). */
+function checkedArgs(id: number): number {
+  const proto = helperProto(id);
+  if (!proto) return ARG_REGS;
+  let regs = 0;
+  proto.args.forEach((a, k) => {
+    if (a !== Arg.anything) regs |= 1 << (k + 1);
+  });
+  return regs;
+}
+
+/**
+ * Helpers whose checks may depend on the values of stack memory they read: a map key (an array
+ * lookup with a constant key in range is not null, as Linux 6.18 decides it, marking the key
+ * precise; the call is then `decided`). Other memory a helper reads or writes (a value to store,
+ * a buffer to fill or copy) is checked for being initialized, never for its value, as in the
+ * kernel.
+ */
+function helperReadsMapKey(id: number): boolean {
   const proto = helperProto(id);
   if (!proto) return true;
-  return proto.args.some(
-    (a) =>
-      a !== Arg.anything &&
-      a !== Arg.size &&
-      a !== Arg.sizeOrZero &&
-      a !== Arg.mapPtr &&
-      a !== Arg.allocSize &&
-      a !== Arg.ctx &&
-      a !== Arg.releaseRingbuf,
-  );
+  return proto.args.some((a) => a === Arg.mapKey || a === Arg.stackOrNull || a === Arg.func);
 }
 
 /** Slot numbers [first, last] touched by an access of `size` bytes at r10 + off, or null when outside. */
@@ -57,16 +73,43 @@ function slotsOf(off: number, size: number): [number, number] | null {
 /** Bits a..b (0 <= a <= b <= 31) of a 32-bit word. */
 const bitRange = (a: number, b: number): number => (2 ** (b + 1) - 2 ** a) >>> 0;
 
-/** Precise locations at each instruction, or null when the program is not a single function. */
-export function computePrecision(p: Program, cfg: Cfg): Precision | null {
+/**
+ * Precise locations at each instruction, or null when the program is not a single function.
+ * `decided[i]` marks the conditional jumps whose outcome was known when explored (the kernel's
+ * `is_branch_taken` answering 0 or 1, after which it calls `mark_chain_precision` on the
+ * scalar operands): only their operands are decisions; and the helper calls that found a
+ * constant array-map key (`get_constant_map_key` marks the key's slot precise). A branch explored both ways decides
+ * nothing about its operands' values (each side was checked), so it marks nothing, as in the
+ * kernel. Without `decided` every conditional jump is a decision.
+ */
+export function computePrecision(p: Program, cfg: Cfg, decided: Uint8Array | null = null): Precision | null {
   const n = p.length;
-  if (cfg.subprogStarts.length > 1 || cfg.callbackEntries.size > 0) return null;
+  if (cfg.callbackEntries.size > 0) return null;
+  const subs = cfg.subprogStarts.length;
+  // per subprogram: it (or a subprogram it calls) reads or writes memory through a pointer other
+  // than its own r10, or calls a helper that may read the stack: it may read its callers' slots
+  const touches = new Uint8Array(subs);
   for (let i = 0; i < n; i++) {
     if (cfg.ldImmTail[i]) continue;
     const op = p.opcode[i]!;
-    if (op === 0x85 && p.src[i] !== CallKind.HELPER) return null;
+    if (op === 0x85 && p.src[i] !== CallKind.HELPER && p.src[i] !== CallKind.PSEUDO_CALL) return null;
     if (op === 0x18 && p.src[i] === Pseudo.FUNC) return null;
+    const c = cls(op);
+    const base = c === Cls.LDX ? p.src[i]! : c === Cls.ST || c === Cls.STX ? p.dst[i]! : 10;
+    if (base !== 10 || (op === 0x85 && p.src[i] === CallKind.HELPER && helperReadsMapKey(p.imm[i]!))) touches[cfg.subprogOf[i]!] = 1;
   }
+  for (let again = true; again; ) {
+    again = false;
+    for (let s = 0; s < subs; s++) {
+      if (touches[s]) continue;
+      if (cfg.calls[s]!.some((c) => touches[c.callee])) {
+        touches[s] = 1;
+        again = true;
+      }
+    }
+  }
+  /** Per subprogram: r0 is precise after some call to it (its exits make r0 precise). */
+  const returnsPrecise = new Uint8Array(subs);
   const regs = new Uint16Array(n);
   const lo = new Uint32Array(n);
   const hi = new Uint32Array(n);
@@ -172,12 +215,30 @@ export function computePrecision(p: Program, cfg: Cfg): Precision | null {
           }
           break;
         default:
-          if (o === Jmp.EXIT) R |= 1;
-          else if (o === Jmp.CALL) {
+          // the return value of a tracepoint or XDP program is not checked (the kernel's
+          // check_return_code has no range for them): r0 decides nothing at the main exit; a
+          // subprogram's r0 is precise when some caller's r0 is after the call
+          if (o === Jmp.EXIT) {
+            if (returnsPrecise[cfg.subprogOf[i]!]) R |= 1;
+          } else if (o === Jmp.CALL && p.src[i] === CallKind.PSEUDO_CALL) {
+            // the callee's r0 becomes ours, r1-r5 are not readable after it, r6-r9 and our slots
+            // are kept (unless the callee may read them through a pointer)
+            const target = i + 1 + p.imm[i]!;
+            const callee = cfg.subprogOf[target]!;
+            if (R & 1 && !returnsPrecise[callee]) {
+              returnsPrecise[callee] = 1;
+              changed = true;
+            }
             R &= ~CALLER_SAVED;
-            R |= ARG_REGS;
-            if (helperTouchesStack(p.imm[i]!)) set(0, 63);
-          } else if (o !== Jmp.JA) R |= d | (isSrcReg(op) ? s : 0);
+            R |= regs[target]! & ARG_REGS;
+            if (touches[callee]) set(0, 63);
+          } else if (o === Jmp.CALL) {
+            R &= ~CALLER_SAVED;
+            R |= checkedArgs(p.imm[i]!);
+            // a constant map key found (the call is decided): its slot is precise; which slot
+            // the key pointer names is not known here, so every slot is
+            if (helperReadsMapKey(p.imm[i]!) && (decided === null || decided[i] !== 0)) set(0, 63);
+          } else if (o !== Jmp.JA && (decided === null || decided[i] !== 0)) R |= d | (isSrcReg(op) ? s : 0);
       }
       R = (R | (1 << 10)) & 0x7ff;
       if (R !== regs[i] || L !== lo[i] || H !== hi[i]) {
@@ -188,5 +249,5 @@ export function computePrecision(p: Program, cfg: Cfg): Precision | null {
       }
     }
   }
-  return { regs, slotsLo: lo, slotsHi: hi };
+  return { regs, slotsLo: lo, slotsHi: hi, touches };
 }

@@ -250,9 +250,17 @@ function regCovers(old: Reg, cur: Reg, exact: boolean, ids: IdMap, precise = tru
 const isScalarSlot = (slot: Slot): boolean =>
   slot.spilled ? slot.spilled.type === RegType.scalar : slot.bytes.every((b) => b !== Byte.invalid);
 
-function slotCovers(old: Slot, cur: Slot, exact: boolean, ids: IdMap, precise = true): boolean {
+/** No pointer spilled (scalar bytes, uninitialized bytes, or a spilled scalar). */
+const holdsNoPointer = (slot: Slot): boolean => slot.spilled === null || slot.spilled.type === RegType.scalar;
+
+function slotCovers(old: Slot, cur: Slot, exact: boolean, ids: IdMap, precise: boolean, uninitOk: boolean): boolean {
   if (old === cur) return true;
-  if (!exact && !precise && isScalarSlot(old) && isScalarSlot(cur)) return true;
+  if (!exact && !precise) {
+    // a slot whose value decides nothing: any scalar will do; where uninitialized stack may be
+    // read (root), uninitialized bytes are just another unknown value (the kernel's stacksafe
+    // skips slots not read later and lets STACK_MISC cover STACK_INVALID under allow_uninit_stack)
+    if (uninitOk ? holdsNoPointer(old) && holdsNoPointer(cur) : isScalarSlot(old) && isScalarSlot(cur)) return true;
+  }
   if (old.spilled) {
     if (!cur.spilled) {
       // an unknown spilled scalar covers plain initialized bytes
@@ -270,12 +278,13 @@ function slotCovers(old: Slot, cur: Slot, exact: boolean, ids: IdMap, precise = 
     if (exact) return false;
     if (o === Byte.invalid) continue;
     if (o === Byte.misc && (c === Byte.zero || (c === Byte.spill && cur.spilled?.type === RegType.scalar))) continue;
+    if (o === Byte.misc && c === Byte.invalid && uninitOk) continue;
     return false;
   }
   return true;
 }
 
-/** Precise registers and stack slots of the only frame at one instruction (see precision.ts). */
+/** Precise registers and stack slots of one frame at one instruction (see precision.ts). */
 export interface PreciseSet {
   regs: number;
   slotsLo: number;
@@ -285,6 +294,8 @@ export interface PreciseSet {
 /** The registers that may still be read in each frame (a bit set), for `stateCovers`. */
 export interface LiveRegs {
   liveRegs(frameNo: number): number;
+  /** Uninitialized stack may be read (root): such bytes are unknown values, not errors. */
+  readonly allowUninitStack: boolean;
 }
 
 /** State subsumption at one instruction: `old` (fully explored) covers `cur`. */
@@ -293,16 +304,16 @@ export function stateCovers(
   cur: State,
   exact: boolean,
   live: LiveRegs,
-  precise: PreciseSet | null = null,
+  /** Per frame (index f), or null: every scalar precise. */
+  precise: readonly PreciseSet[] | null = null,
 ): boolean {
-  // precision is known for single-frame programs only
-  const p = precise !== null && old.frames.length === 1 ? precise : null;
   if (old.frames.length !== cur.frames.length || old.refs.length !== cur.refs.length) return false;
   const ids = new IdMap();
   for (let f = 0; f < old.frames.length; f++) {
     const of = old.frames[f]!;
     const cf = cur.frames[f]!;
     if (of.callsite !== cf.callsite) return false;
+    const p = precise === null ? null : (precise[f] ?? null);
     const liveSet = live.liveRegs(f);
     for (let r = 0; r < 11; r++) {
       if (!exact && !(liveSet & (1 << r))) continue;
@@ -311,7 +322,7 @@ export function stateCovers(
     const n = Math.max(of.stack.length, cf.stack.length);
     for (let k = 0; k < n; k++) {
       const precise = p === null || ((k < 32 ? p.slotsLo >>> k : p.slotsHi >>> (k - 32)) & 1) !== 0;
-      if (!slotCovers(of.stack[k] ?? EMPTY_SLOT, cf.stack[k] ?? EMPTY_SLOT, exact, ids, precise)) return false;
+      if (!slotCovers(of.stack[k] ?? EMPTY_SLOT, cf.stack[k] ?? EMPTY_SLOT, exact, ids, precise, live.allowUninitStack)) return false;
     }
   }
   for (let i = 0; i < old.refs.length; i++) {

@@ -161,4 +161,10 @@ export interface VerifyResult {
    * (for conditional jumps). Lets a caller find branches that can never go one way.
    */
   coverage: Uint8Array;
+  /**
+   * Accepted as Linux accepts it, but not runnable as written: today a tracepoint ctx read at a
+   * negative offset (Linux 6.18 allows it and reads the bytes before the record; packages/vm
+   * faults it). Empty for most programs.
+   */
+  warnings: Diagnostic[];
 }

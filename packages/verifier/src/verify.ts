@@ -33,6 +33,7 @@ import {
   type Frame,
   type LiveRegs,
   NOT_INIT,
+  type PreciseSet,
   type Reg,
   RegType,
   type Slot,
@@ -128,17 +129,43 @@ const BRANCH_JUMP = 4;
  */
 export function verify(program: Uint8Array | Program, options: VerifyOptions = {}): VerifyResult {
   const p = program instanceof Uint8Array ? decodeProgram(program) : program;
-  const first = new Verifier(p, options, options.precision ?? true);
-  const result = first.run();
+  const started = Date.now();
+  const usePrecision = options.precision ?? true;
+  // the conditional jumps found decided so far (see `Verifier.decide`): shared by the runs
+  const decided = new Uint8Array(p.length);
+  let first: Verifier;
+  let result: VerifyResult;
+  for (let restarts = 0; ; restarts++) {
+    // a program that keeps finding new decided branches after pruning on precision: every
+    // conditional jump a decision (the static analysis alone, always sound)
+    if (restarts === MAX_PRECISION_RESTARTS) decided.fill(1);
+    first = new Verifier(p, options, usePrecision, decided, started);
+    try {
+      result = first.run();
+      break;
+    } catch (e) {
+      if (!(e instanceof Restart)) throw e;
+    }
+  }
   if (result.ok || first.widenings === 0) return result;
   // widening lost a value the program needs exactly: the exact exploration decides
-  const exact = new Verifier(p, options, false).run();
+  const exact = new Verifier(p, options, false, decided, started).run();
   return exact.ok ? exact : result;
 }
 
+/** Runs started again because a prune relied on a value a branch found later turned out to decide. */
+const MAX_PRECISION_RESTARTS = 32;
+
+/**
+ * Thrown out of a run when a conditional jump is found decided (one way only) for the first
+ * time after a prune relied on precision: that prune may have merged states the new decision
+ * tells apart, so the run starts again with the branch's operands precise.
+ */
+class Restart {}
+
 class Verifier implements LiveRegs {
   private readonly privileged: boolean;
-  private readonly allowUninitStack: boolean;
+  readonly allowUninitStack: boolean;
   private readonly context: ContextSpec;
   private readonly insnLimit: number;
   private readonly deadline: number;
@@ -177,13 +204,19 @@ class Verifier implements LiveRegs {
   private pruned = 0;
   /** Scalars widened at callback-loop entries (see `widenLoopScalars`). */
   widenings = 0;
-  private readonly started = Date.now();
+  private readonly warnings: Diagnostic[] = [];
+  private readonly warnedAt = new Set<number>();
+  /** A prune succeeded only because some scalar was compared as imprecise. */
+  private reliedOnPrecision = false;
 
   constructor(
     private readonly p: Program,
     private readonly options: VerifyOptions,
     /** Precision and callback-loop widening (`VerifyOptions.precision`). */
     private readonly usePrecision: boolean,
+    /** Conditional jumps known to be decided by a value (1), shared with later runs. */
+    private readonly decided: Uint8Array,
+    private readonly started: number,
   ) {
     this.privileged = options.privileged ?? true;
     this.allowUninitStack = options.allowUninitStack ?? this.privileged;
@@ -241,6 +274,7 @@ class Verifier implements LiveRegs {
       ),
       log: this.log,
       coverage: this.coverage,
+      warnings: diagnostic === null ? this.warnings : [],
     };
   }
 
@@ -431,11 +465,16 @@ class Verifier implements LiveRegs {
     const done = this.complete[i];
     if (done) {
       // computed when first needed: many programs never compare with a finished state
-      if (this.precision === undefined) this.precision = this.usePrecision ? computePrecision(this.p, this.cfg) : null;
+      if (this.precision === undefined) {
+        this.precision = this.usePrecision ? computePrecision(this.p, this.cfg, this.decided) : null;
+      }
       const pr = this.precision;
-      const precise = pr && { regs: pr.regs[i]!, slotsLo: pr.slotsLo[i]!, slotsHi: pr.slotsHi[i]! };
+      const precise = pr && this.preciseFrames(pr, state, i);
       for (const old of done) {
         if (stateCovers(old.state, state, false, this, precise)) {
+          if (precise && !this.reliedOnPrecision && !stateCovers(old.state, state, false, this)) {
+            this.reliedOnPrecision = true;
+          }
           this.pruned++;
           return 'pruned';
         }
@@ -467,6 +506,28 @@ class Verifier implements LiveRegs {
     this.liveStates++;
     if (this.liveStates > this.peakStates) this.peakStates = this.liveStates;
     return c;
+  }
+
+  /**
+   * Precise locations of each frame of `state` at instruction i: the running frame's at i; a
+   * calling frame's at its return point (r0-r5 are not readable there) and, while a callee that
+   * may read memory through a pointer runs, every slot of it.
+   */
+  private preciseFrames(pr: Precision, state: State, i: number): PreciseSet[] {
+    const frames = state.frames;
+    const top = frames.length - 1;
+    const out: PreciseSet[] = new Array(frames.length);
+    out[top] = { regs: pr.regs[i]!, slotsLo: pr.slotsLo[i]!, slotsHi: pr.slotsHi[i]! };
+    for (let f = 0; f < top; f++) {
+      const callsite = frames[f + 1]!.callsite;
+      const all = pr.touches[this.cfg.subprogOf[frames[f + 1]!.subprogStart]!] === 1;
+      out[f] = {
+        regs: (pr.regs[callsite + 1]! & ~0x3f) | (1 << 10),
+        slotsLo: all ? 0xffffffff : pr.slotsLo[callsite + 1]!,
+        slotsHi: all ? 0xffffffff : pr.slotsHi[callsite + 1]!,
+      };
+    }
+    return out;
   }
 
   private liveState: State | null = null;
@@ -913,8 +974,16 @@ class Verifier implements LiveRegs {
       }
       return UNKNOWN_SCALAR_SIZED(size, kind);
     }
-    if (kind === 'write' || off < 8 || off >= PERF_MAX_TRACE_SIZE || off % size !== 0) {
+    // tp_prog_is_valid_access: `off < sizeof(void *)` compares unsigned, so a negative offset
+    // passes it (and `off >= PERF_MAX_TRACE_SIZE` signed); `off % size` is C's (truncating, as
+    // JavaScript's): Linux 6.18 accepts `*(u32 *)(r1 - 16)`, so do we (it reads the bytes before
+    // the record; packages/vm faults such a read)
+    if (kind === 'write' || (off >= 0 && off < 8) || off >= PERF_MAX_TRACE_SIZE || off % size !== 0) {
       this.reject(i, `invalid bpf_context access off=${off} size=${size}`);
+    }
+    if (off < 0 && !ctx.event && !this.warnedAt.has(i)) {
+      this.warnedAt.add(i);
+      this.warnings.push(this.diagnostic(i, `ctx read at negative offset off=${off} size=${size}: Linux accepts it (before the record); packages/vm faults it`));
     }
     const event = ctx.event;
     if (event) {
@@ -1140,6 +1209,7 @@ class Verifier implements LiveRegs {
       // a known value against the immediate (counted loops): one way only, no scalar built
       const goes = constCompare(o, constValue(d.v), constValue(this.immReg(i, is32).v), is32 ? 32 : 64);
       this.coverage[i]! |= goes ? BRANCH_JUMP : BRANCH_FALL;
+      this.decide(i);
       return goes ? target : i + 1;
     }
     const src = fromReg ? this.readReg(s, i, p.src[i]!) : this.immReg(i, is32);
@@ -1150,6 +1220,7 @@ class Verifier implements LiveRegs {
       // both known: one way only, nothing to refine
       const goes = constCompare(o, constValue(d.v), constValue(src.v), is32 ? 32 : 64);
       this.coverage[i]! |= goes ? BRANCH_JUMP : BRANCH_FALL;
+      this.decide(i);
       return goes ? target : i + 1;
     }
     if (isPointer(d) || isPointer(src)) {
@@ -1160,6 +1231,7 @@ class Verifier implements LiveRegs {
     }
     if (fall) this.coverage[i]! |= BRANCH_FALL;
     if (taken) this.coverage[i]! |= BRANCH_JUMP;
+    if (!fall || !taken) this.decide(i);
     if (this.logLevel > 0 && fall && taken) this.emit(`${i}: branch to ${target}: ${formatState(taken)}`);
     if (fall && taken) {
       if (ckpt) ckpt.branches++;
@@ -1177,6 +1249,23 @@ class Verifier implements LiveRegs {
     }
     // neither way is possible: the state itself was contradictory; the path ends
     return -1;
+  }
+
+  /**
+   * Conditional jump i went one way only (the kernel's `is_branch_taken` >= 0, after which
+   * `mark_chain_precision` makes its scalar operands precise back to where they were set), or
+   * helper call i found a constant array-map key (its slot made precise the same way).
+   * Precision here is static (precision.ts), over the branches known to be decided: a branch
+   * seen decided for the first time makes the analysis again with its operands as decisions.
+   * Prunes made before then compared those operands as "any scalar"; if one relied on that,
+   * the run starts again (`Restart`), with the branch known from the start.
+   */
+  private decide(i: number): void {
+    if (this.decided[i] || !this.usePrecision) return;
+    this.decided[i] = 1;
+    if (this.precision === null) return; // not analysed: every scalar is precise anyway
+    this.precision = undefined;
+    if (this.reliedOnPrecision) throw new Restart();
   }
 
   /** The state after `dst op src` is `outcome`, or null when that cannot happen. */
@@ -1203,20 +1292,31 @@ class Verifier implements LiveRegs {
     return out;
   }
 
-  /** Branches on a comparison involving a pointer: null checks, and opaque pointer comparisons. */
+  /**
+   * Branches on a comparison involving a pointer, as Linux 6.18 decides them:
+   * - `is_branch_taken`: a pointer that `reg_not_null` says cannot be null (map value, map
+   *   pointer, ring-buffer memory; not ctx, stack, packet or function pointers, which the
+   *   kernel does not assume non-null) compared `==`/`!=` with a constant 0 (either side, 64-bit
+   *   only: a 32-bit comparison goes both ways, as measured on 6.18) goes one way only; every
+   *   other comparison involving a pointer goes both ways,
+   *   with neither side refined (`reg_set_min_max` learns nothing when a side is a pointer);
+   * - `mark_ptr_or_null_regs`: only `if rX ==/!= 0` (immediate 0, 64-bit, the maybe-null
+   *   pointer as the destination) makes the pointer null on one side and non-null on the other;
+   *   a comparison with a register holding 0, or a 32-bit one, leaves it maybe-null on both;
+   * - packet pointers against pkt_end (`try_match_pkt_pointers`, 64-bit only) prove ranges.
+   */
   private pointerBranch(s: State, i: number, o: number, is32: boolean, d: Reg, src: Reg): [State | null, State | null] {
     const p = this.p;
-    if ((o === Jmp.JEQ || o === Jmp.JNE) && !is32) {
+    if (o === Jmp.JEQ || o === Jmp.JNE) {
       const ptr = isPointer(d) ? d : src;
       const other = isPointer(d) ? src : d;
-      if (isZeroScalar(other)) {
-        if (ptr.maybeNull) {
-          const isNull = this.markNull(cloneState(s), ptr, true);
-          const notNull = this.markNull(cloneState(s), ptr, false);
-          return o === Jmp.JEQ ? [notNull, isNull] : [isNull, notNull];
-        }
-        // a pointer that cannot be null is never equal to 0
+      if (!is32 && regNotNull(ptr) && isZeroAt(other, 64)) {
         return o === Jmp.JEQ ? [cloneState(s), null] : [null, cloneState(s)];
+      }
+      if (!is32 && !isSrcReg(p.opcode[i]!) && p.imm[i] === 0 && d.maybeNull) {
+        const isNull = this.markNull(cloneState(s), d, true);
+        const notNull = this.markNull(cloneState(s), d, false);
+        return o === Jmp.JEQ ? [notNull, isNull] : [isNull, notNull];
       }
     }
     if (!is32) {
@@ -1328,9 +1428,9 @@ class Verifier implements LiveRegs {
       // a subprogram may return without setting r0; the caller cannot read it then
       const r0 = this.regs(s)[0]!;
       const callee = s.frames.pop()!;
-      if (r0.type === RegType.stack && r0.frame === s.frames.length) {
-        this.reject(i, 'cannot return stack pointer to the caller frame');
-      }
+      // prepare_func_exit: any stack pointer, even one into a caller's frame (still valid
+      // there), is refused, as Linux does ("let's be conservative")
+      if (r0.type === RegType.stack) this.reject(i, 'cannot return stack pointer to the caller');
       const regs = curFrame(s).regs;
       regs[0] = r0;
       for (let r = 1; r <= 5; r++) regs[r] = NOT_INIT;
@@ -1461,7 +1561,6 @@ class Verifier implements LiveRegs {
           if (sv.umax >= MAX_VAR_SIZE) {
             this.reject(i, `R${r + 1} unbounded memory access, use 'var &= const' or 'if (var < const)'`);
           }
-          if (sv.umax === 0n && reg.type === RegType.scalar && isConst(reg.v) && constValue(reg.v) === 0n) break;
           this.helperMem(s, i, r, reg, sv.umin, sv.umax, kind === Arg.uninitMem ? 'write' : 'read', proto);
           break;
         }
@@ -1509,9 +1608,13 @@ class Verifier implements LiveRegs {
       s.refs = s.refs.filter((ref) => ref.id !== released);
       mapAllRegs(s, (x) => (x.refId === released ? (this.privileged ? UNKNOWN_SCALAR : NOT_INIT) : x));
     }
+    const nrLoops = regs[1]!;
     for (let r = 1; r <= 5; r++) regs[r] = NOT_INIT;
     regs[0] = this.helperResult(s, i, proto, mapIndex, allocSize, constKey);
     if (callback < 0) return i + 1;
+    // Linux explores the callback only while its depth is below nr_loops' maximum
+    // (`callback_depth < umax_value`): never when nr_loops is 0
+    if (nrLoops.type === RegType.scalar && nrLoops.v.umax === 0n) return i + 1;
     // nr_loops may be 0: the path where the callback never runs
     this.pendingPaths.push({ state: cloneState(s), insnIndex: i + 1, checkpoint: null });
     return this.enterCallback(s, i, callback, callbackCtx ?? constReg(0n));
@@ -1550,8 +1653,10 @@ class Verifier implements LiveRegs {
         // an array lookup with a constant key below max_entries cannot fail
         if (proto.id === 1 && constKey !== null) {
           const def = this.mapDef(mapIndex, i);
-          if ((def.type === MapType.array || def.type === MapType.percpuArray) && constKey < BigInt(def.maxEntries)) {
-            return pointerReg(RegType.mapValue, { aux: mapIndex, v: ZERO_OFFSET });
+          if (def.type === MapType.array || def.type === MapType.percpuArray) {
+            // the key's value decided the result: it is precise (`get_constant_map_key`)
+            this.decide(i);
+            if (constKey < BigInt(def.maxEntries)) return pointerReg(RegType.mapValue, { aux: mapIndex, v: ZERO_OFFSET });
           }
         }
         return pointerReg(RegType.mapValue, { maybeNull: true, id: this.newId(), aux: mapIndex, v: ZERO_OFFSET });
@@ -1663,7 +1768,16 @@ function setScalar(out: State, reg: Reg, v: Scalar): Reg {
   return updated;
 }
 
-const isZeroScalar = (r: Reg): boolean => r.type === RegType.scalar && isConst(r.v) && constValue(r.v) === 0n;
+/** A scalar known to be 0 in its low `w` bits (`is_reg_const` and `reg_const_value` at that width). */
+const isZeroAt = (r: Reg, w: 32 | 64): boolean => {
+  if (r.type !== RegType.scalar) return false;
+  const t = viewOf(r.v, w).t;
+  return t.mask === 0n && t.value === 0n;
+};
+
+/** `reg_not_null`: pointer types the kernel knows are never null (for `is_branch_taken`). */
+const regNotNull = (r: Reg): boolean =>
+  !r.maybeNull && (r.type === RegType.mapValue || r.type === RegType.mapPtr || r.type === RegType.ringbufMem);
 const isPacketStart = (r: Reg): boolean => r.type === RegType.packet && r.off === 0 && isConst(r.v) && constValue(r.v) === 0n;
 /** `lo` is a pointer that `hi` bounds: a packet pointer and pkt_end, or a meta pointer and the packet start. */
 const boundsPacket = (lo: Reg, hi: Reg): boolean =>

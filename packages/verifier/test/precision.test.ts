@@ -1,18 +1,26 @@
 // Precision must never make pruning unsafe: on random branchy programs that keep values in
-// registers and stack slots (stored, read back, used as map value offsets or branch conditions,
-// read through copied stack pointers), every program accepted with precision is also accepted
+// registers and stack slots (stored, read back, used as map value offsets, branch conditions or
+// array keys, read through copied stack pointers, passed through a subprogram), every program
+// accepted with precision is also accepted
 // when every scalar is compared by range (`precision: false`), and the precision run never
 // processes more instructions.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeInsns, type MapDef, type RawInsn, verify } from '../src/index.js';
 
-const MAPS: MapDef[] = [{ type: 1, keySize: 4, valueSize: 16, maxEntries: 4 }];
+const MAPS: MapDef[] = [
+  { type: 1, keySize: 4, valueSize: 16, maxEntries: 4 },
+  // an array: a lookup with a constant key in range is not null
+  { type: 2, keySize: 4, valueSize: 16, maxEntries: 4 },
+];
 const reg = fc.integer({ min: 6, max: 9 });
 const slot = fc.integer({ min: 1, max: 4 }).map((k) => -8 * k);
 
-/** Snippets as instruction lists; `j` is a forward jump patched to a target later. */
-type Snippet = (RawInsn & { j?: number })[];
+/**
+ * Snippets as instruction lists; `j` is a forward jump patched to a target later, `sub` a call
+ * of the subprogram appended after the main program (`r0 = r1; r0 &= 31; exit`).
+ */
+type Snippet = (RawInsn & { j?: number; sub?: boolean })[];
 const snippet: fc.Arbitrary<Snippet> = fc.oneof(
   fc.constant<Snippet>([{ opcode: 0x85, imm: 7 }]), // call bpf_get_prandom_u32
   fc.tuple(reg, fc.integer({ min: 0, max: 40 })).map(([d, imm]): Snippet => [{ opcode: 0xb7, dst: d, imm }]), // rD = imm
@@ -44,6 +52,33 @@ const snippet: fc.Arbitrary<Snippet> = fc.oneof(
     { opcode: 0x7b, dst: 2, src: s, off: 0 },
   ]),
   reg.map((d): Snippet => [
+    // rD through a subprogram and back
+    { opcode: 0xbf, dst: 1, src: d },
+    { opcode: 0x85, src: 1, sub: true },
+    { opcode: 0xbf, dst: d, src: 0 },
+  ]),
+  reg.map((d): Snippet => [
+    // rD as a 32-bit array key (zero bytes when rD is 0), the value read without a null check:
+    // safe only when the key is known in range
+    { opcode: 0x63, dst: 10, src: d, off: -40 },
+    { opcode: 0xbf, dst: 2, src: 10 },
+    { opcode: 0x07, dst: 2, imm: -40 },
+    { opcode: 0x18, dst: 1, src: 1, imm: 1 },
+    { opcode: 0x00 },
+    { opcode: 0x85, imm: 1 },
+    { opcode: 0x71, dst: 1, src: 0, off: 0 },
+  ]),
+  reg.map((d): Snippet => [
+    // the same with an 8-byte key slot (a spilled constant when rD is known)
+    { opcode: 0x7b, dst: 10, src: d, off: -40 },
+    { opcode: 0xbf, dst: 2, src: 10 },
+    { opcode: 0x07, dst: 2, imm: -40 },
+    { opcode: 0x18, dst: 1, src: 1, imm: 1 },
+    { opcode: 0x00 },
+    { opcode: 0x85, imm: 1 },
+    { opcode: 0x71, dst: 1, src: 0, off: 0 },
+  ]),
+  reg.map((d): Snippet => [
     // look up key 0 and read the value at offset rD
     { opcode: 0x62, dst: 10, off: -40, imm: 0 },
     { opcode: 0xbf, dst: 2, src: 10 },
@@ -65,10 +100,14 @@ function build(snippets: Snippet[]): Uint8Array {
   for (const s of snippets) insns.push(...s.map((x) => ({ ...x })));
   const end = insns.length;
   insns.push({ opcode: 0xb7, dst: 0, imm: 0 }, { opcode: 0x95 });
+  const sub = insns.length;
+  const calls = insns.some((x) => x.sub);
+  if (calls) insns.push({ opcode: 0xbf, dst: 0, src: 1 }, { opcode: 0x57, dst: 0, imm: 31 }, { opcode: 0x95 });
   return encodeInsns(
     insns.map((x, i) => {
-      if (x.j === undefined) return x;
-      const { j, ...rest } = x;
+      const { j, sub: isCall, ...rest } = x;
+      if (isCall) return { ...rest, imm: sub - i - 1 };
+      if (j === undefined) return rest;
       return { ...rest, off: Math.min(j, end - i - 1) };
     }),
   );

@@ -1,4 +1,4 @@
-// Runs every case of the PREVAIL verifier's YAML suite (shared/corpus/prevail) for its verdict:
+// A regression suite: every case of the PREVAIL verifier's YAML suite (shared/corpus/prevail) for its verdict:
 // a case with `messages` must be rejected (PREVAIL also reports branches that can never be taken,
 // as "Code becomes unreachable"), any other case accepted. Disagreements must be exactly the
 // checked-in known failures: a listed case that starts agreeing fails the run too.
@@ -30,8 +30,10 @@ describe.skipIf(!present)('PREVAIL YAML suite (verdicts)', () => {
     const nowPassing = [...known.keys()].filter((k) => !disagree.has(k));
     expect(unexpected, 'cases that disagree and are not in prevail-known-failures.txt').toEqual([]);
     expect(nowPassing, 'known failures that now agree: remove them from the list').toEqual([]);
-    // The issue's target is 95%; this floor is where the verifier stands, 701/797 = 87.95%
-    // rounded down (a ratchet: raise it). The rest are Linux rules or harness limits (see the list).
-    expect(agreement).toBeGreaterThanOrEqual(87.9);
+    // A regression suite, not a target: where Linux and PREVAIL differ, Linux is the reference
+    // (the former 95% target is retired). This floor is where the verifier stands, 702/797 =
+    // 88.08% rounded down (a ratchet: raise it). The rest are Linux rules or harness limits, each
+    // with its reason in the list.
+    expect(agreement).toBeGreaterThanOrEqual(88.0);
   });
 });

@@ -20,6 +20,72 @@ export interface ProgramCase {
 }
 
 export const ACCEPTED: ProgramCase[] = [
+  {
+    // tp_prog_is_valid_access compares `off < sizeof(void *)` unsigned: a negative offset passes
+    name: 'ctx read at a negative offset (Linux 6.18 accepts it; VerifyResult.warnings says the VM faults it)',
+    source: 'r0 = *(u32 *)(r1 - 16)\nr0 = *(u8 *)(r1 - 1)\nr0 = 0\nexit',
+  },
+  // pointer comparisons that Linux 6.18 decides (is_branch_taken: reg_not_null pointer vs 0)
+  {
+    // every branch towards \`bad\` (r1 is not initialized after a call) is decided not taken
+    name: 'pointer comparison: a checked map value is never 0 (immediate and register 0, either side)',
+    source: `
+      .map m hash key=4 value=8 entries=4
+      *(u32 *)(r10 - 4) = 0
+      r2 = r10
+      r2 += -4
+      r1 = m ll
+      call bpf_map_lookup_elem
+      if r0 == 0 goto out
+      r3 = 0
+      if r0 == r3 goto bad
+      if r3 == r0 goto bad
+      if r0 != 0 goto out
+    bad:
+      r0 = *(u64 *)(r1 + 0)
+    out:
+      r0 = 0
+      exit`,
+  },
+  {
+    name: 'pointer comparison: a map pointer and ring-buffer memory are never 0',
+    source: `
+      .map rb ringbuf key=0 value=0 entries=4096
+      r1 = rb ll
+      if r1 == 0 goto bad
+      r2 = 8
+      r3 = 0
+      call bpf_ringbuf_reserve
+      if r0 == 0 goto out
+      r6 = r0
+      if r6 == 0 goto bad
+      r1 = r6
+      r2 = 0
+      call bpf_ringbuf_submit
+    out:
+      r0 = 0
+      exit
+    bad:
+      r0 = *(u64 *)(r9 + 0)
+      exit`,
+  },
+  {
+    name: 'pointer comparison: map values compared with each other or with a non-zero constant go both ways',
+    source: `
+      .map m array key=4 value=8 entries=4
+      *(u32 *)(r10 - 4) = 0
+      r2 = r10
+      r2 += -4
+      r1 = m ll
+      call bpf_map_lookup_elem
+      if r0 == 0 goto +5
+      r6 = r0
+      r6 += 4
+      if r6 > r0 goto +2
+      if r0 == 5 goto +1
+      r0 = 0
+      exit`,
+  },
   { name: 'return 0', source: 'r0 = 0\nexit' },
   {
     name: 'read next_pid by field name',
@@ -203,6 +269,23 @@ export const ACCEPTED: ProgramCase[] = [
       ld_pseudo r2, 4, 8
       r3 = r10
       r3 += -8
+      *(u64 *)(r10 - 8) = 0
+      r4 = 0
+      call bpf_loop
+      r0 = 0
+      exit
+      *(u64 *)(r2 + 0) = r1
+      r0 = 0
+      exit`,
+  },
+  {
+    // found by fuzz:kernel: Linux explores a callback only while its depth is below nr_loops
+    name: 'bpf_loop with nr_loops 0 never runs its callback (which writes past the stack)',
+    source: `
+      r1 = 0
+      ld_pseudo r2, 4, 8
+      r3 = r10
+      r3 += 32
       *(u64 *)(r10 - 8) = 0
       r4 = 0
       call bpf_loop
@@ -728,6 +811,131 @@ export const PACKET_REJECTED: ProgramCase[] = [
 ];
 
 export const REJECTED: ProgramCase[] = [
+  {
+    // found by the VM property: Linux takes NULL only for arguments marked PTR_MAYBE_NULL, which
+    // probe_read's destination is not, whatever the size
+    name: 'probe_read into NULL with size 0',
+    source: 'r1 = 0\nr2 = 0\nr3 = r10\nr3 += -8\ncall bpf_probe_read\nr0 = 0\nexit',
+    reject: 'R1 type=scalar expected=fp, map_value, ringbuf_mem',
+    kernelMessage: 'R1 type=scalar expected=fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_',
+  },
+  {
+    name: 'ctx read at a negative offset that is not a multiple of the size',
+    source: 'r0 = *(u32 *)(r1 - 3)\nr0 = 0\nexit',
+    reject: 'invalid bpf_context access off=-3 size=4',
+  },
+  // pointer comparisons that Linux 6.18 explores both ways: ctx, stack and other pointers are not
+  // known non-null (reg_not_null), so `== 0` is a branch like any other
+  {
+    name: 'pointer comparison: a subprogram that exits without r0 when its ctx argument is 0',
+    source: `
+      call pc+1
+      exit
+      if r1 == 0 goto +2
+      r0 = 1
+      exit
+      exit`,
+    reject: 'R0 !read_ok',
+  },
+  {
+    name: 'pointer comparison: ctx == 0 in the main program goes both ways',
+    source: 'if r1 == 0 goto +2\nr0 = 0\nexit\nexit',
+    reject: 'R0 !read_ok',
+  },
+  {
+    name: 'pointer comparison: ctx != 0 (32-bit) goes both ways',
+    source: 'if w1 != 0 goto +1\nexit\nr0 = 0\nexit',
+    reject: 'R0 !read_ok',
+  },
+  {
+    name: 'pointer comparison: a stack pointer == 0 goes both ways',
+    source: 'r2 = r10\nif r2 == 0 goto +2\nr0 = 0\nexit\nexit',
+    reject: 'R0 !read_ok',
+  },
+  {
+    name: 'pointer comparison: a ctx pointer with an offset != 0 goes both ways',
+    source: 'r2 = r1\nr2 += 8\nif r2 != 0 goto +1\nexit\nr0 = 0\nexit',
+    reject: 'R0 !read_ok',
+  },
+  {
+    name: 'pointer comparison: a maybe-null pointer compared with a register holding 0 stays maybe-null',
+    source: `
+      .map m hash key=4 value=8 entries=4
+      *(u32 *)(r10 - 4) = 0
+      r2 = r10
+      r2 += -4
+      r1 = m ll
+      call bpf_map_lookup_elem
+      r3 = 0
+      if r3 != r0 goto +2
+      r0 = 0
+      exit
+      r1 = *(u64 *)(r0 + 0)
+      r0 = 0
+      exit`,
+    reject: "R0 invalid mem access 'map_value_or_null'",
+  },
+  {
+    name: 'pointer comparison: a checked map value compared with 0 in 32 bits goes both ways',
+    source: `
+      .map m hash key=4 value=8 entries=4
+      *(u32 *)(r10 - 4) = 0
+      r2 = r10
+      r2 += -4
+      r1 = m ll
+      call bpf_map_lookup_elem
+      if r0 == 0 goto out
+      if w0 == 0 goto bad
+      r0 = 0
+      exit
+    bad:
+      r0 = *(u64 *)(r1 + 0)
+    out:
+      r0 = 0
+      exit`,
+    reject: 'R1 !read_ok',
+  },
+  {
+    name: 'pointer comparison: a 32-bit null check proves nothing',
+    source: `
+      .map m hash key=4 value=8 entries=4
+      *(u32 *)(r10 - 4) = 0
+      r2 = r10
+      r2 += -4
+      r1 = m ll
+      call bpf_map_lookup_elem
+      if w0 == 0 goto +1
+      r1 = *(u64 *)(r0 + 0)
+      r0 = 0
+      exit`,
+    reject: "R0 invalid mem access 'map_value_or_null'",
+  },
+  {
+    name: "a subprogram returning a pointer into its caller's stack",
+    source: `
+      r1 = r10
+      r1 += -8
+      call pc+3
+      r0 = *(u64 *)(r0 + 0)
+      r0 = 0
+      exit
+      r0 = r1
+      exit`,
+    reject: 'cannot return stack pointer to the caller',
+  },
+  {
+    name: 'a subprogram returning a pointer into its own stack',
+    source: `
+      call pc+3
+      r0 = *(u64 *)(r0 + 0)
+      r0 = 0
+      exit
+      *(u64 *)(r10 - 8) = 0
+      r0 = r10
+      r0 += -8
+      exit`,
+    reject: 'cannot return stack pointer to the caller',
+  },
   {
     name: 'misaligned stack write',
     source: `
