@@ -89,6 +89,10 @@ describe.each(backends)('profile completeness on %s', (backend) => {
     const { enrollmentToken } = await t.owner.agent.createEnrollmentToken();
     const enrolled = await (await h.caller()).agent.enroll({ enrollmentToken, hostname: 'nexus' });
     const node = await h.caller(enrolled.credential);
+    // a node that replays a recording reports partial formats: that proves nothing
+    const replay = await node.agent.reportProfile({ release: '3.4.0', tarball: android34(), partial: true });
+    expect(replay).toMatchObject({ created: false, profile: { id: up.profile.id, complete: false } });
+    expect(await h.db.prisma.compatJob.count({ where: { tenantId: t.id, status: 'queued' } })).toBe(0);
     const r = await node.agent.reportProfile({ release: '3.4.0', tarball: android34() });
     expect(r).toMatchObject({ created: false, profile: { id: up.profile.id, complete: true } });
     // the old verdict stays visible until the job has computed it again
@@ -98,9 +102,11 @@ describe.each(backends)('profile completeness on %s', (backend) => {
     const again = await node.agent.reportProfile({ release: '3.4.0', tarball: android34() });
     expect(again.profile.complete).toBe(true);
     expect(await h.db.prisma.compatJob.count({ where: { tenantId: t.id, status: 'queued' } })).toBe(0);
-    // a node's new profile is complete from the start
+    // a node's new profile is complete from the start, unless it replays a recording
     const other = await node.agent.reportProfile({ tarball: tarballOf(`${compatFormats}linux-6.18`) });
     expect([other.created, other.profile.complete]).toEqual([true, true]);
+    const recorded = await node.agent.reportProfile({ tarball: tarballOf(`${compatFormats}android-3.10.49`), partial: true });
+    expect([recorded.created, recorded.profile.complete]).toEqual([true, false]);
   });
 
   it.skipIf(skip)('compat.setSettings (admin) recomputes the tenant matrix with strictCharSign, and no other tenant', async () => {

@@ -12,6 +12,11 @@ export const agentReportProfileInput = z.strictObject({
   machine: z.string().max(32).default(''),
   /** A `.tar`/`.tar.gz` of the node's tracefs `events/` tree, base64. */
   tarball: tarballSchema,
+  /**
+   * The node's formats are some of its kernel's only: an agent replaying a recording
+   * (`--feed FILE.dat`) knows just the events recorded. Default false: a node's tracefs is whole.
+   */
+  partial: z.boolean().default(false),
 });
 export const agentReportProfileOutput = z.object({ profile: kernelProfileView, created: z.boolean() });
 
@@ -24,9 +29,10 @@ function profileName(release: string, hash: string): string {
 /**
  * `agent.reportProfile` (agent): the node's kernel profile from its own format files — all of
  * them, read from its tracefs, so the profile is complete (a missing event is `incompatible`
- * there). Nodes with the same formats share one profile of the tenant (made by the first one to
- * report it); the agent is linked to it. A profile of the same formats uploaded as partial before
- * becomes complete (a node proved it) and its verdicts are computed again.
+ * there); `partial` for an agent that replays a recording. Nodes with the same formats share one
+ * profile of the tenant (made by the first one to report it); the agent is linked to it. A
+ * profile of the same formats uploaded as partial before becomes complete when a node reports it
+ * whole, and its verdicts are computed again.
  */
 export const agentReportProfile = agentProcedure
   .input(agentReportProfileInput)
@@ -39,7 +45,7 @@ export const agentReportProfile = agentProcedure
         let profile = await tx.kernelProfile.findUnique({ where: { tenantId_contentHash: { tenantId: ctx.tenantId, contentHash: set.hash } }, select: profileSelect });
         const created = !profile;
         let completed = false;
-        if (profile && !profile.complete) {
+        if (profile && !profile.complete && !input.partial) {
           // the same formats, read whole from a node's tracefs: every event of that kernel is here
           await tx.kernelProfile.update({ where: { id: profile.id }, data: { complete: true }, select: { id: true } });
           await staleProfileResults(tx, profile.id);
@@ -55,7 +61,7 @@ export const agentReportProfile = agentProcedure
               release: input.release,
               machine: input.machine,
               source: 'agent',
-              complete: true,
+              complete: !input.partial,
               contentHash: set.hash,
               formats: { createMany: { data: rows.map((r) => ({ system: r.system, event: r.event, formatHash: r.hash })) } },
             },
