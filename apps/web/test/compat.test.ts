@@ -69,6 +69,19 @@ describe.skipIf(browserSkipReason)('compatibility (Chromium)', () => {
     expect(await page.getByRole('columnheader').count()).toBe(2);
   });
 
+  it('shows the tenant’s char signedness setting, and an admin changes it (the matrix is computed again)', async () => {
+    const { page } = browser;
+    await page.goto(`${stack.webUrl}/compat`);
+    const settings = page.getByTestId('compat-settings');
+    expect(await settings.textContent()).toContain('is let through (lenient, the default)');
+    await settings.getByRole('button', { name: 'Refuse char signedness changes too' }).click();
+    await settings.getByText('is refused too (strict)').waitFor();
+    expect((await owner.api.compat.settings.query()).settings).toEqual({ strictCharSign: true, engine: 'probeyard-compat/2+strict-char-sign' });
+    await settings.getByRole('button', { name: 'Let char signedness through' }).click();
+    await settings.getByText('is let through (lenient, the default)').waitFor();
+    expect((await owner.api.compat.settings.query()).settings.strictCharSign).toBe(false);
+  });
+
   it('lists kernel profiles, one profile’s events, and diffs one event side by side', async () => {
     const { page } = browser;
     // a trace.dat holds only the events it recorded: a partial profile, and the pages say so
