@@ -29,7 +29,7 @@ export interface CatalogVerdict {
   status: VerdictStatus;
   /** The table cell (see cell.ts). */
   cell: string;
-  /** Events the program attaches to that the kernel lacks (`unknown`). */
+  /** Events the program attaches to that the kernel lacks (`incompatible: event-missing`: the kernels are complete dumps). */
   missingEvents?: string[];
 }
 

@@ -37,7 +37,7 @@ export function renderLacks(catalog: Catalog): string {
     const adapted: string[] = [];
     for (const p of catalog.programs) {
       const v = p.compat[k.id]!;
-      if (v.status === 'unknown') missing.push(`${(v.missingEvents ?? []).map((e) => `\`${e}\``).join(', ')} (\`${p.name}\`)`);
+      if ((v.missingEvents ?? []).length > 0) missing.push(`${(v.missingEvents ?? []).map((e) => `\`${e}\``).join(', ')} (\`${p.name}\`)`);
       const notes = v.status === 'relocated' ? v.cell.replace(/^relocated: ?/, '').split(', ').filter((n) => / (inline|__data_loc|__rel_loc)$|^no /.test(n)) : [];
       if (notes.length > 0) adapted.push(`\`${p.name}\` (${notes.join(', ')})`);
     }

@@ -58,7 +58,8 @@ describe("packages/compat's fixture kernels", () => {
     ['android-3.10.49', 'android-3.10.49'],
     ['android-3.4.0', 'android-3.4.0'],
   ])('%s: the catalog verdict where it has the events, unknown where not', async (fixture, kernel) => {
-    const profile = await readProfile(join(fixtures, fixture), { release: kernel.replace(/^\w+-/, '') });
+    // the fixtures hold a few events of each kernel: partial profiles, where a missing event is unknown
+    const profile = await readProfile(join(fixtures, fixture), { release: kernel.replace(/^\w+-/, ''), complete: false });
     let compared = 0;
     for (const p of libraryPrograms) {
       const spec = await librarySpec(p.name);

@@ -280,7 +280,8 @@ export class Agent {
     }
     const p = this.profile!;
     if (p.hash !== this.reportedProfileHash) {
-      const answer = await this.api.reportProfile({ release: p.release.slice(0, 128), machine: p.machine.slice(0, 32), tarball: profileTarball(p).toString('base64') }).catch((e) => {
+      const report = { release: p.release.slice(0, 128), machine: p.machine.slice(0, 32), tarball: profileTarball(p).toString('base64'), ...(p.complete ? {} : { partial: true }) };
+      const answer = await this.api.reportProfile(report).catch((e) => {
         this.metrics.registryErrors.inc({ call: 'reportProfile', code: (isAgentError(e) && e.context.registryCode) || 'unknown' });
         throw e;
       });

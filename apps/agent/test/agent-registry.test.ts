@@ -82,6 +82,8 @@ describe('an enrolled agent and the registry', () => {
       expect(listed.hostname).toBe('node-1');
       const kernels = await reg.cli(['kernels', 'list', '--json']);
       expect(kernels.out).toContain(listed.kernelProfileId!);
+      // a replaying node knows only the recorded events: its profile is partial
+      expect((JSON.parse(kernels.out) as { id: string; complete: boolean }[]).find((p) => p.id === listed.kernelProfileId)?.complete).toBe(false);
       await waitFor('two polls', () => agent.metrics.polls.get().then((m) => (m.values.reduce((s, v) => s + v.value, 0) >= 2 ? true : undefined)));
 
       const metrics = await (await fetch(`${agent.metricsUrl}/metrics`)).text();

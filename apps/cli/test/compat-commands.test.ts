@@ -37,6 +37,8 @@ async function cli(...argv: string[]): Promise<{ code: number; out: string; err:
 }
 
 const example = (n: string) => join(examplesDir, `${n}.o`);
+/** The 6.18 sched_switch with `char prev_comm[16]; signed:1` (fixtures/signed-char.s says why). */
+const signedCharDir = join(import.meta.dirname, 'fixtures', 'signed-char');
 const traceDat = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'corpus', 'trace-dat', 'trace.dat');
 
 describe('probeyard inspect', () => {
@@ -68,8 +70,8 @@ describe('probeyard compat', () => {
     const r = await cli('compat', example('forkcomm'), '--kernel', kernelDir('android-3.10.49'), '--kernel', kernelDir('linux-6.18'));
     expect(r.code).toBe(1);
     const lines = r.out.split('\n');
-    expect(lines[1]).toBe(`${kernelDir('android-3.10.49')}  compatible`);
-    expect(lines[2]).toBe(`${kernelDir('linux-6.18')}  incompatible`);
+    expect(lines[1]).toBe(`${kernelDir('android-3.10.49')} (complete)  compatible`);
+    expect(lines[2]).toBe(`${kernelDir('linux-6.18')} (complete)  incompatible`);
     expect(lines[3]).toBe('    became-dynamic: count_forks: parent_comm: was char[16], is __data_loc on this kernel (insn 4 is reachable)');
   });
 
@@ -84,11 +86,38 @@ describe('probeyard compat', () => {
   it('--pin-to lets a layout-pinned program run where the layout is identical', async () => {
     const src = join(import.meta.dirname, 'fixtures', 'pinned-next-pid.s');
     const pinned = await cli('compat', src, '--pin-to', kernelDir('linux-6.18'), '--kernel', kernelDir('linux-6.18'), '--kernel', kernelDir('android-3.10.49'));
-    expect(pinned.out).toContain(`${kernelDir('linux-6.18')}  compatible`);
-    expect(pinned.out).toContain(`${kernelDir('android-3.10.49')}  incompatible\n    layout-pinned: sched_switch: insn 0 reads offset 56, size 4 (next_prio on this kernel)`);
+    expect(pinned.out).toContain(`${kernelDir('linux-6.18')} (complete)  compatible`);
+    expect(pinned.out).toContain(`${kernelDir('android-3.10.49')} (complete)  incompatible\n    layout-pinned: sched_switch: insn 0 reads offset 56, size 4 (next_prio on this kernel)`);
     const named = await cli('compat', src, '--built-against', kernelDir('linux-6.18'), '--kernel', kernelDir('android-3.10.49'));
     expect(named.code).toBe(0);
     expect(named.out).toContain('relocated sched_switch: next_pid: offset 56 → 52');
+  });
+
+  it('a missing event: incompatible on a complete folder, unknown with --partial; --name names each kernel', async () => {
+    const complete = await cli('compat', example('syscount'), '--kernel', kernelDir('android-3.4.0'), '--name', '3.4.0-gadb2201');
+    expect(complete.code).toBe(1);
+    expect(complete.out.split('\n').slice(1, 3)).toEqual([
+      `${kernelDir('android-3.4.0')} (3.4.0-gadb2201, complete)  incompatible`,
+      '    event-missing: count_syscalls: event raw_syscalls/sys_enter does not exist on this kernel (complete profile)',
+    ]);
+    const partial = await cli('compat', example('syscount'), '--kernel', kernelDir('android-3.4.0'), '--kernel', kernelDir('android-3.10.49'), '--partial', '--name', 'a', '--name', 'b', '--json');
+    expect(partial.code).toBe(1);
+    const j = JSON.parse(partial.out) as { verdicts: { kernel: string; release: string; complete: boolean; status: string; profile: { release: string; complete: boolean } }[] };
+    expect(j.verdicts.map((v) => [v.release, v.complete, v.profile.release, v.profile.complete, v.status])).toEqual([
+      ['a', false, 'a', false, 'unknown'],
+      ['b', false, 'b', false, 'relocated'],
+    ]);
+    const tooMany = await cli('compat', example('syscount'), '--kernel', kernelDir('android-3.4.0'), '--name', 'a', '--name', 'b');
+    expect([tooMany.code, tooMany.err]).toEqual([2, 'probeyard compat: 2 --name for 1 --kernel: each --name names the --kernel of the same rank\n']);
+  });
+
+  it('a read of a field whose signedness changed is refused; plain char only with --strict-char-sign', async () => {
+    const src = join(import.meta.dirname, 'fixtures', 'signed-char.s');
+    const lenient = await cli('compat', src, '--built-against', signedCharDir, '--kernel', kernelDir('linux-6.18'));
+    expect([lenient.code, lenient.out.split('\n')[1]]).toEqual([0, `${kernelDir('linux-6.18')} (complete)  compatible`]);
+    const strict = await cli('compat', src, '--built-against', signedCharDir, '--kernel', kernelDir('linux-6.18'), '--strict-char-sign');
+    expect(strict.code).toBe(1);
+    expect(strict.out).toContain(`${kernelDir('linux-6.18')} (complete)  incompatible\n    signedness-changed: sched_switch: prev_comm: built signed, unsigned (char) on this kernel`);
   });
 
   it('needs --kernel (exit 2)', async () => {
@@ -153,7 +182,7 @@ describe('probeyard run', () => {
   it.skipIf(!existsSync(traceDat))('refuses a program whose event the feed lacks (exit 1)', async () => {
     const r = await cli('run', example('forkcomm'), '--feed', traceDat);
     expect(r.code).toBe(1);
-    expect(r.err).toContain('event-missing: count_forks: event sched/sched_process_fork is not in this profile');
+    expect(r.err).toContain('event-missing: count_forks: event sched/sched_process_fork is not in this partial profile');
   });
 });
 const canTraceLive = process.getuid?.() === 0 && existsSync('/sys/kernel/tracing/events/raw_syscalls');

@@ -129,17 +129,22 @@ describe('versions, kernels and the compat matrix from the CLI', () => {
   it('uploads kernels (tree and trace.dat), lists and diffs them', async () => {
     const linux = await cli(['kernels', 'upload', linuxTree, '--name', 'linux-6-18', '--release', '6.18.44']);
     expect(linux.code).toBe(0);
-    expect(linux.out).toMatch(/^kernel profile linux-6-18: 6 formats \(\d+ new\), 6\.18\.44, sha256 [0-9a-f]{64}\n$/);
-    expect((await cli(['kernels', 'upload', androidTree, '--name', 'android-3-10-49'])).code).toBe(0);
+    expect(linux.out).toMatch(/^kernel profile linux-6-18: 6 formats \(\d+ new\), 6\.18\.44, complete, sha256 [0-9a-f]{64}\n$/);
+    // the fixture trees hold a few events of their kernels: --partial says so
+    const android = await cli(['kernels', 'upload', androidTree, '--name', 'android-3-10-49', '--partial']);
+    expect(android.code).toBe(0);
+    expect(android.out).toMatch(/^kernel profile android-3-10-49: \d+ formats \(\d+ new\), release unknown, partial, sha256 /);
     const dat = await cli(['kernels', 'upload', traceDat, '--name', 'recorded', '--json']);
     expect(dat.code).toBe(0);
-    expect(JSON.parse(dat.out)).toMatchObject({ profile: { source: 'trace_dat', release: '6.18.44-fc-v782', formats: 2 } });
+    expect(JSON.parse(dat.out)).toMatchObject({ profile: { source: 'trace_dat', release: '6.18.44-fc-v782', formats: 2, complete: false } });
     const again = await cli(['kernels', 'upload', linuxTree, '--name', 'copy']);
     expect(again.code).toBe(1);
     expect(again.err).toContain('profile linux-6-18 has the same formats');
 
     const listed = await cli(['kernels', 'list']);
-    expect(listed.out.split('\n')[0]).toMatch(/^NAME\s+RELEASE\s+MACHINE\s+SOURCE\s+FORMATS/);
+    expect(listed.out.split('\n')[0]).toMatch(/^NAME\s+RELEASE\s+MACHINE\s+SOURCE\s+EVENTS\s+FORMATS/);
+    expect(listed.out.split('\n')[1]).toMatch(/^android-3-10-49\s+-\s+-\s+events_tree\s+partial\s+/);
+    expect(listed.out.split('\n')[2]).toMatch(/^linux-6-18\s+6\.18\.44\s+-\s+events_tree\s+complete\s+/);
     expect((JSON.parse((await cli(['kernels', 'list', '--json'])).out) as { name: string }[]).map((p) => p.name)).toEqual(['android-3-10-49', 'linux-6-18', 'recorded']);
 
     const diff = await cli(['kernels', 'diff', 'android-3-10-49', 'linux-6-18', '--event', 'sched_switch']);
@@ -194,7 +199,8 @@ describe('versions, kernels and the compat matrix from the CLI', () => {
     const ok = await cli(['compat', 'runqlat']);
     expect(ok.code).toBe(0);
     const table = ok.out.split('\n');
-    expect(table[1]).toMatch(/^VERSION\s+android-3-10-49\s+linux-6-18\s+recorded$/);
+    expect(table[1]).toMatch(/^VERSION\s+android-3-10-49 \(partial\)\s+linux-6-18\s+recorded \(partial\)$/);
+    expect(ok.out).toContain("(partial): the profile holds some of its kernel's events only");
     expect(table[2]).toMatch(/^runqlat@1\.0\.0\s+relocated\s+relocated\s+\w+$/);
     const refused = await cli(['compat', 'forkcomm@1.0.0']);
     expect(refused.code).toBe(1);

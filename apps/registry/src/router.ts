@@ -35,6 +35,7 @@ import { compatJob, compatJobs } from './procedures/compat/job.js';
 import { compatMatrixProcedure } from './procedures/compat/matrix.js';
 import { compatCellProcedure } from './procedures/compat/cell.js';
 import { compatGridProcedure } from './procedures/compat/grid.js';
+import { compatSetSettings, compatSettings } from './procedures/compat/settings.js';
 import { kernelEvents } from './procedures/kernel/events.js';
 import { kernelFormat } from './procedures/kernel/format.js';
 import { kernelDiff } from './procedures/kernel/diff.js';
@@ -80,7 +81,15 @@ export const appRouter = router({
   program: router({ list: programList, get: programGet, publish: programPublish }),
   version: router({ list: versionList, get: versionGet, spec: versionSpec, yank: versionYank }),
   output: router({ latest: outputLatest, series: outputSeriesProcedure, events: outputEvents, watch: outputWatch }),
-  compat: router({ matrix: compatMatrixProcedure, grid: compatGridProcedure, cell: compatCellProcedure, job: compatJob, jobs: compatJobs }),
+  compat: router({
+    matrix: compatMatrixProcedure,
+    grid: compatGridProcedure,
+    cell: compatCellProcedure,
+    job: compatJob,
+    jobs: compatJobs,
+    settings: compatSettings,
+    setSettings: compatSetSettings,
+  }),
 });
 
 /** The router's type: the only thing of the registry the CLI, agent and web app import (type-only). */

@@ -49,6 +49,9 @@ describe.skipIf(browserSkipReason)('compatibility (Chromium)', () => {
     expect(text).toContain('forkcomm@1.0.0 on linux-6-18');
     expect(text).toContain('became __data_loc');
     expect(text).toMatch(/__data_loc/);
+    // the reason's kind beside its text, and whether the profile is complete
+    expect(text).toContain('became-dynamic count_forks: parent_comm');
+    expect(text).toContain('complete profile (a missing event is a fact)');
     expect(decodeURIComponent(page.url())).toMatch(/cell=[0-9a-f-]+:[0-9a-f-]+/);
     await screenshot(page, 'compat-cell');
     // The URL is shareable: opening it shows the same cell.
@@ -66,10 +69,34 @@ describe.skipIf(browserSkipReason)('compatibility (Chromium)', () => {
     expect(await page.getByRole('columnheader').count()).toBe(2);
   });
 
+  it('shows the tenant’s char signedness setting, and an admin changes it (the matrix is computed again)', async () => {
+    const { page } = browser;
+    await page.goto(`${stack.webUrl}/compat`);
+    const settings = page.getByTestId('compat-settings');
+    expect(await settings.textContent()).toContain('is let through (lenient, the default)');
+    await settings.getByRole('button', { name: 'Refuse char signedness changes too' }).click();
+    await settings.getByText('is refused too (strict)').waitFor();
+    expect((await owner.api.compat.settings.query()).settings).toEqual({ strictCharSign: true, engine: 'probeyard-compat/2+strict-char-sign' });
+    await settings.getByRole('button', { name: 'Let char signedness through' }).click();
+    await settings.getByText('is let through (lenient, the default)').waitFor();
+    expect((await owner.api.compat.settings.query()).settings.strictCharSign).toBe(false);
+  });
+
   it('lists kernel profiles, one profile’s events, and diffs one event side by side', async () => {
     const { page } = browser;
+    // a trace.dat holds only the events it recorded: a partial profile, and the pages say so
+    await owner.api.kernel.upload.mutate({ name: 'recorded', traceDat: artifact('examples/recordings/sched-small.dat') });
     await page.goto(`${stack.webUrl}/kernels`);
     expect(await page.locator('table.list').textContent()).toContain('linux-6-18');
+    const completeness = async (name: string) => (await page.locator('table.list').getByRole('row', { name: new RegExp(`^${name}`) }).getByTestId('completeness').textContent())?.trim();
+    expect([await completeness('linux-6-18'), await completeness('recorded')]).toEqual(['complete', 'partial']);
+    await page.goto(`${stack.webUrl}/kernels/recorded`);
+    expect(await page.getByTestId('completeness').textContent()).toMatch(/^partial: /);
+    await page.goto(`${stack.webUrl}/compat`);
+    await page.getByTestId('matrix').waitFor();
+    expect(await page.getByRole('columnheader', { name: /recorded/ }).getByTestId('partial-profile').count()).toBe(1);
+    expect(await page.getByRole('columnheader', { name: /linux-6-18/ }).getByTestId('partial-profile').count()).toBe(0);
+    await page.goto(`${stack.webUrl}/kernels`);
     await screenshot(page, 'kernels');
     await page.getByRole('link', { name: 'linux-6-18' }).click();
     await page.waitForURL(/\/kernels\/linux-6-18/);

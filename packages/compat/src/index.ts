@@ -76,6 +76,9 @@ export {
   findProfileEvent,
   readProfileTarball,
   parseUname,
+  parseKernelVersionFile,
+  isCompleteSource,
+  completenessOf,
 } from './kernel-profile.js';
 export {
   POISON_HELPER_ID,
@@ -95,6 +98,7 @@ export {
   type ProgramVerdict,
   type Verdict,
   type VerdictSummary,
+  type CompatOptions,
   checkCompat,
   formatVerdict,
   verdictSummary,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixturesDir } from '../test/fixtures.js';
-import { parseUname, profileFormat, profileOfFiles, profileOfTraceDat, findProfileEvent } from './kernel-profile.js';
+import { parseKernelVersionFile, parseUname, profileFormat, profileOfFiles, profileOfTraceDat, findProfileEvent } from './kernel-profile.js';
 
 const file = (kernel: string, path: string) => ({ path, text: readFileSync(join(fixturesDir, 'formats', kernel, path), 'utf8') });
 
@@ -57,5 +57,19 @@ describe('kernel profiles', () => {
     [undefined, '', ''],
   ])('parseUname(%s)', (uname, release, arch) => {
     expect(parseUname(uname)).toEqual({ release, arch });
+  });
+});
+
+describe('parseKernelVersionFile', () => {
+  it.each([
+    ['6.18.44-fc-v782\n', '6.18.44-fc-v782'],
+    ['\n  3.4.0-gadb2201  \n', '3.4.0-gadb2201'],
+    ['Linux host 6.18.44 #1 SMP PREEMPT_DYNAMIC x86_64 GNU/Linux\n', '6.18.44'],
+    ['# captured here\n5.10.43-android12-9\n', '5.10.43-android12-9'],
+    ['', ''],
+    ['not a release\n', ''],
+    ['<html>\n', ''],
+  ])('%j → %j', (text, release) => {
+    expect(parseKernelVersionFile(text)).toBe(release);
   });
 });

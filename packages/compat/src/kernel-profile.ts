@@ -1,4 +1,4 @@
-import { buildEventFormatSet, type EventFormat, type EventFormatSet, type EventsTreeFile, readEventsTarball, type TraceDatInfo } from '@probeyard/formats';
+import { buildEventFormatSet, type EventFormat, type EventFormatSet, type EventsTreeFile, readTar, type TraceDatInfo } from '@probeyard/formats';
 import { FormatError } from '@probeyard/formats';
 import { CompatError } from './errors.js';
 
@@ -20,6 +20,13 @@ export interface KernelProfile {
   /** Content hash of the whole profile (packages/formats' `EventFormatSet.hash`). */
   hash: string;
   source: ProfileSource;
+  /**
+   * Whether the profile holds every event of its kernel: true for the live tracefs and a full
+   * `events/` dump (folder or tarball), false for a trace.dat (only the events it recorded) or a
+   * folder marked partial. An event a complete profile lacks is a fact (the program cannot attach
+   * there: `incompatible`); one a partial profile lacks is not known (`unknown`).
+   */
+  complete: boolean;
   /** `system/event` → format hash (SHA-256 of the format file's text). */
   events: Map<string, string>;
   /** Format hash → parsed format (identical files share one entry). */
@@ -33,6 +40,32 @@ export interface ProfileMeta {
   release?: string;
   arch?: string;
   wordSize?: 4 | 8;
+  /** False marks a subset of a kernel's events (default: true, except for a trace.dat, always partial). */
+  complete?: boolean;
+}
+
+/** Whether a profile of `source` is complete unless told otherwise: all but a trace.dat. */
+export function isCompleteSource(source: ProfileSource): boolean {
+  return source !== 'trace.dat';
+}
+
+/** `complete` or `partial`, as verdicts and listings print it. */
+export function completenessOf(profile: Pick<KernelProfile, 'complete'>): 'complete' | 'partial' {
+  return profile.complete ? 'complete' : 'partial';
+}
+
+/**
+ * The release named by a `kernel_version.txt` (what a tracefs dump keeps beside `events/`): its
+ * first non-empty line, as `uname -r` prints it, or the release word of a whole `uname -a` line.
+ * '' when the text names none.
+ */
+export function parseKernelVersionFile(text: string): string {
+  const line = text.split(/\r?\n/).map((l) => l.trim()).find((l) => l !== '' && !l.startsWith('#')) ?? '';
+  if (line === '') return '';
+  if (/^Linux\s/.test(line)) return parseUname(line).release;
+  const word = line.split(/\s+/)[0] ?? '';
+  // a release starts with its version number (`6.18.44-fc-v782`, `3.4.0-gadb2201`)
+  return /^\d+\.\d+[\w.+~-]*$/.test(word) && word.length <= 128 ? word : '';
 }
 
 /** A profile from a parsed events tree (packages/formats' {@link EventFormatSet}). */
@@ -51,6 +84,7 @@ export function profileOfFormatSet(set: EventFormatSet, source: ProfileSource, m
     wordSize: meta.wordSize ?? longSize,
     hash: set.hash,
     source,
+    complete: source === 'trace.dat' ? false : (meta.complete ?? true),
     events,
     formats,
     errors: set.errors.map((e) => ({ path: e.path, message: e.error.message })),
@@ -83,10 +117,19 @@ export function findProfileEvent(profile: KernelProfile, event: string, preferSy
   return undefined;
 }
 
-/** A profile from the bytes of a tarball of an `events/` tree (`.tar` or `.tar.gz`). */
+const kernelVersionPath = /^(?:\.\/)?(?:events\/)?kernel_version\.txt$/;
+
+/**
+ * A profile from the bytes of a tarball of an `events/` tree (`.tar` or `.tar.gz`). Its release
+ * is `meta.release`, else the one a `kernel_version.txt` at its top (or in `events/`) names.
+ */
 export async function readProfileTarball(bytes: Uint8Array, meta: ProfileMeta = {}): Promise<KernelProfile> {
   try {
-    return profileOfFormatSet(await readEventsTarball(bytes), 'tarball', meta);
+    const decoder = new TextDecoder('utf-8');
+    const files = readTar(bytes).map((f) => ({ path: f.path, text: decoder.decode(f.bytes) }));
+    const version = files.find((f) => kernelVersionPath.test(f.path));
+    const release = meta.release ?? (version === undefined ? undefined : parseKernelVersionFile(version.text) || undefined);
+    return profileOfFormatSet(await buildEventFormatSet(files), 'tarball', release === undefined ? meta : { ...meta, release });
   } catch (e) {
     if (e instanceof FormatError) throw new CompatError('malformed', `read profile tarball: ${e.message}`, { cause: e });
     throw e;
@@ -118,6 +161,6 @@ export async function profileOfTraceDat(dat: Pick<TraceDatInfo, 'eventFormats' |
     if (name !== undefined) files.push({ path: `${f.system}/${name}/format`, text: f.text });
   }
   const { release, arch } = parseUname(dat.uname);
-  const meta: ProfileMeta = { release, arch };
+  const meta: ProfileMeta = { release, arch, complete: false };
   return profileOfFormatSet(await buildEventFormatSet(files), 'trace.dat', meta);
 }

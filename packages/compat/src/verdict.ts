@@ -1,5 +1,5 @@
 import { type Diagnostic, verify } from '@probeyard/verifier';
-import { applyFixups, computeFixups, type FixupPlan, type UnresolvedKind } from './fixups.js';
+import { applyFixups, computeFixups, type FixupPlan, type ProgramFixups, type UnresolvedKind } from './fixups.js';
 import type { KernelProfile } from './kernel-profile.js';
 import { mapDefsOf } from './manifest.js';
 import type { ProgramSpec } from './program-spec.js';
@@ -8,8 +8,21 @@ import { runtimeProbeOf } from './script-spec.js';
 /** The verdict of one (spec, profile) pair, from best to worst. */
 export type VerdictStatus = 'compatible' | 'relocated' | 'incompatible' | 'unknown';
 
-/** Kinds of reasons a program does not run as it is (or not at all) on a kernel. */
-export type ReasonKind = UnresolvedKind | 'layout-pinned' | 'verifier-rejected' | 'unsupported-attach';
+/**
+ * Kinds of reasons a program does not run as it is (or not at all) on a kernel.
+ * `signedness-changed`: a scalar field the program reads is signed where it was built unsigned
+ * (or the reverse), so a test such as `error < 0` or a widening load changes meaning.
+ */
+export type ReasonKind = UnresolvedKind | 'layout-pinned' | 'verifier-rejected' | 'unsupported-attach' | 'signedness-changed';
+
+/** Options of {@link checkCompat}. */
+export interface CompatOptions {
+  /**
+   * Also refuse a signedness change of a plain `char` field (text such as `comm`, signed on x86,
+   * unsigned on ARM). Off by default: text is copied, not compared as numbers.
+   */
+  strictCharSign?: boolean;
+}
 
 /** One reason, as data and as text. */
 export interface VerdictReason {
@@ -38,7 +51,8 @@ export interface ProgramVerdict {
 
 export interface Verdict {
   status: VerdictStatus;
-  profile: { release: string; arch: string; hash: string };
+  /** The kernel: `complete` false for a profile that holds some of its events only (a trace.dat). */
+  profile: { release: string; arch: string; hash: string; complete: boolean };
   programs: ProgramVerdict[];
   /** All reasons of all programs. */
   reasons: VerdictReason[];
@@ -55,14 +69,52 @@ export function worseStatus(a: VerdictStatus, b: VerdictStatus): VerdictStatus {
   return rank[a] >= rank[b] ? a : b;
 }
 
+/** A plain `char` (or `char[]` element): text, whose signedness is the architecture's choice. */
+function isPlainChar(type: string): boolean {
+  return /^(?:const\s+)?char$/.test(type.trim());
+}
+
+/**
+ * The signedness changes of the scalar fields `pf`'s program reads (loads or addresses of an
+ * inline field, at reached instructions), except where the program asks the field's signedness by
+ * CO-RE (`bpf_core_field_signed`: it adapts) and, unless `strictCharSign`, plain `char` text.
+ */
+function signednessReasons(pf: ProgramFixups, event: string, coverage: Uint8Array | undefined, options: CompatOptions): VerdictReason[] {
+  const adapts = new Set(pf.fixups.filter((f) => f.access.kind === 'signed').map((f) => f.access.field));
+  const out: VerdictReason[] = [];
+  const seen = new Set<string>();
+  for (const f of pf.fixups) {
+    if (f.action !== 'patch' || f.access.kind !== 'byte-offset' || f.target === undefined || f.access.built === undefined) continue;
+    if (f.access.dataLoc || f.target.dynamic !== undefined || adapts.has(f.access.field)) continue;
+    if (f.access.built.signed === f.target.signed) continue;
+    if (!options.strictCharSign && isPlainChar(f.target.type)) continue;
+    if (coverage !== undefined && ((coverage[f.insnIndex] ?? 0) & 1) === 0) continue;
+    if (seen.has(f.access.field)) continue;
+    seen.add(f.access.field);
+    const was = f.access.built.signed ? 'signed' : 'unsigned';
+    const now = f.target.signed ? 'signed' : 'unsigned';
+    out.push({
+      kind: 'signedness-changed',
+      program: pf.program,
+      event,
+      field: f.access.field,
+      insnIndex: f.insnIndex,
+      text: `${pf.program}: ${f.access.field}: built ${was}, ${now} (${f.target.type}) on this kernel: comparisons and sign extension of it change meaning (insn ${f.insnIndex})`,
+    });
+  }
+  return out;
+}
+
 /**
  * Computes whether `spec` runs on the kernel of `profile`: relocates every program (compute then
  * apply fixups), verifies each again with the profile's format of its event as the context layout,
- * and names every reason it cannot run. `unknown` when the profile lacks an attach event. A
- * runtime probe (a script's BEGIN, END, interval: {@link runtimeProbeOf}) runs on every kernel
- * the verifier accepts it for.
+ * and names every reason it cannot run. An attach event the profile lacks (`event-missing`) makes
+ * it `incompatible` on a complete profile (the kernel has no such event) and `unknown` on a partial
+ * one (a trace.dat: the kernel may have it). A scalar field read whose signedness changed is
+ * `signedness-changed` (plain `char` text only with `strictCharSign`). A runtime probe (a script's
+ * BEGIN, END, interval: {@link runtimeProbeOf}) runs on every kernel the verifier accepts it for.
  */
-export function checkCompat(spec: ProgramSpec, profile: KernelProfile): Verdict {
+export function checkCompat(spec: ProgramSpec, profile: KernelProfile, options: CompatOptions = {}): Verdict {
   const plan = computeFixups(spec, profile);
   const relocated = applyFixups(spec, plan);
   const programs: ProgramVerdict[] = [];
@@ -88,8 +140,10 @@ export function checkCompat(spec: ProgramSpec, profile: KernelProfile): Verdict 
     }
     const event = pf.event;
     if (pf.format === undefined) {
-      const text = `${pf.program}: event ${event} is not in this profile`;
-      programs.push({ program: pf.program, event, status: 'unknown', reasons: [{ kind: 'event-missing', program: pf.program, event, text }], changes, absentFields });
+      const text = profile.complete
+        ? `${pf.program}: event ${event} does not exist on this kernel (complete profile)`
+        : `${pf.program}: event ${event} is not in this partial profile (the kernel may have it)`;
+      programs.push({ program: pf.program, event, status: profile.complete ? 'incompatible' : 'unknown', reasons: [{ kind: 'event-missing', program: pf.program, event, text }], changes, absentFields });
       continue;
     }
     for (const p of pf.pinned) {
@@ -116,8 +170,11 @@ export function checkCompat(spec: ProgramSpec, profile: KernelProfile): Verdict 
         reasons.push({ kind: 'verifier-rejected', program: pf.program, event, insnIndex: d?.insnIndex, diagnostics: result.diagnostics, text: `${pf.program}: verifier: ${why}` });
       }
     }
+    reasons.push(...signednessReasons(pf, event, result.coverage, options));
     const anyChange = pf.fixups.some((f) => f.action === 'poison' || f.changed);
-    const status: VerdictStatus = reasons.length > 0 ? 'incompatible' : anyChange ? 'relocated' : 'compatible';
+    // a reachable read of another event the partial profile lacks: not known either way
+    const onlyMissing = reasons.length > 0 && reasons.every((r) => r.kind === 'event-missing');
+    const status: VerdictStatus = reasons.length > 0 ? (onlyMissing && !profile.complete ? 'unknown' : 'incompatible') : anyChange ? 'relocated' : 'compatible';
     programs.push({ program: pf.program, event, status, reasons, changes, absentFields });
   }
   let status: VerdictStatus = 'compatible';
@@ -125,7 +182,7 @@ export function checkCompat(spec: ProgramSpec, profile: KernelProfile): Verdict 
   if (programs.length === 0) status = 'unknown';
   return {
     status,
-    profile: { release: profile.release, arch: profile.arch, hash: profile.hash },
+    profile: { release: profile.release, arch: profile.arch, hash: profile.hash, complete: profile.complete },
     programs,
     reasons: programs.flatMap((p) => p.reasons),
     plan,

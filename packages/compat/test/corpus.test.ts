@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { KernelProfile } from '../src/kernel-profile.js';
 import { readLiveProfile, readProfile } from '../src/node/read-profile.js';
+import { readProgramSpec } from '../src/program-spec.js';
 import { checkCompat } from '../src/verdict.js';
 import { androidDir, cell, corpusKernels, examples, linuxTarball } from './corpus-table.js';
 import { exampleSpec } from './fixtures.js';
@@ -76,5 +77,27 @@ describe.skipIf(!existsSync(traceDat))('a trace.dat as the profile', () => {
     expect(profile.release).toMatch(/^6\.18\.44/);
     expect(cell(checkCompat(await exampleSpec('runqlat'), profile))).toBe('relocated: no success');
     expect(cell(checkCompat(await exampleSpec('biolatency'), profile))).toBe('unknown: event-missing');
+  });
+});
+
+const linuxDump = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'corpus', 'tracefs', 'linux-6.18');
+describe.skipIf(!existsSync(join(linuxDump, 'kernel_version.txt')))('a corpus dump folder', () => {
+  it('is named by its kernel_version.txt (it holds selected events only: read as partial)', async () => {
+    const profile = await readProfile(linuxDump, { complete: false });
+    expect(profile).toMatchObject({ release: '6.18.44-fc-v782', complete: false, source: 'events-tree' });
+  });
+});
+
+describe.skipIf(!present)('signedness on the corpus kernels', () => {
+  // jbd2_start_commit.transaction: `int` on every Android kernel, `tid_t` (unsigned) on 6.18
+  it('a check of `transaction < 0` built for an Android kernel runs on every Android kernel and is refused on 6.18', async () => {
+    const kernels = corpusKernels();
+    const built = await readProfile(kernels[0]!.path);
+    const format = built.formats.get(built.events.get('jbd2/jbd2_start_commit')!)!;
+    const source = `.section tracepoint/jbd2/jbd2_start_commit\n  r0 = *(u32 *)(r1 + jbd2_start_commit.transaction)\n  r0 <<= 32\n  r0 s>>= 32\n  if r0 s< 0 goto +1\n  r0 = 1\n  exit\n`;
+    const spec = await readProgramSpec(new TextEncoder().encode(source), { buildFormats: [format] });
+    const got: string[] = [];
+    for (const k of kernels) got.push(cell(checkCompat(spec, await readProfile(k.path, { release: k.release }))));
+    expect(got).toEqual([...kernels.slice(0, -1).map((k) => (k.release === '3.4.0' ? 'compatible' : 'relocated: transaction')), 'incompatible: signedness-changed transaction']);
   });
 });

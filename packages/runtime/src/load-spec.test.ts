@@ -49,7 +49,7 @@ main:
 `);
     const out = loadForProfile(spec, await fixtureProfile('android-3.4.0'));
     if (out.ok || out.status !== 'refused') throw new Error(out.status);
-    expect(out.reasons).toEqual([{ kind: 'event-missing', program: 'main', event: 'nosuch/event', text: 'main: event nosuch/event is not in this profile' }]);
+    expect(out.reasons).toEqual([{ kind: 'event-missing', program: 'main', event: 'nosuch/event', text: 'main: event nosuch/event is not in this partial profile (the kernel may have it)' }]);
   });
 
   it('a spec that verifies but cannot be created is failed, naming the map', async () => {

@@ -101,6 +101,7 @@ async function build(files: EventsTreeFile[], complete: boolean, meta: { release
     wordSize: digest.longSize,
     hash: digest.hash,
     source: complete ? 'tracefs' : 'trace.dat',
+    complete,
     events,
     formats: new LazyFormats(sources, digest.longSize),
     errors: digest.errors.map((e) => ({ path: e.path, message: e.error.message })),

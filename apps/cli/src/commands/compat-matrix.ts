@@ -13,7 +13,8 @@ export async function runCompatMatrix(ref: string, values: { registry?: string |
     io.stdout(`${JSON.stringify(m, null, 2)}\n`);
   } else {
     const cell = (versionId: string, profileId: string) => m.cells.find((c) => c.versionId === versionId && c.profileId === profileId);
-    const rows = [['VERSION', ...m.profiles.map((p) => p.name)]];
+    // a partial profile (a trace.dat, an upload marked partial) is marked: its `unknown` means "not in the data"
+    const rows = [['VERSION', ...m.profiles.map((p) => (p.complete ? p.name : `${p.name} (partial)`))]];
     for (const v of m.versions) rows.push([`${v.program}@${v.version}${v.yankedAt ? ' (yanked)' : ''}`, ...m.profiles.map((p) => cell(v.id, p.id)?.verdict ?? 'pending')]);
     const lines = [`${name}: module-like, no ABI — compatibility computed per kernel profile`, table(rows)];
     for (const v of m.versions) {
@@ -26,6 +27,7 @@ export async function runCompatMatrix(ref: string, values: { registry?: string |
       }
     }
     if (m.profiles.length === 0) lines.push('no kernel profiles yet: `probeyard kernels upload`, or enrol an agent');
+    if (m.profiles.some((p) => !p.complete)) lines.push('(partial): the profile holds some of its kernel\'s events only (a trace.dat, an upload marked partial): a missing event is unknown there, incompatible on the others');
     if (m.pendingJobs > 0) lines.push(`${m.pendingJobs} compat job(s) still running: pending cells fill in when they finish`);
     io.stdout(`${lines.join('\n')}\n`);
   }

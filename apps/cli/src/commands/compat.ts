@@ -5,19 +5,33 @@ import { CliError, ExitCode } from '../io.js';
 import { runCompatMatrix } from './compat-matrix.js';
 import { loadProfile, loadSpecFile } from './inspect.js';
 
-const help = `usage: probeyard compat PROGRAM --kernel DIR|FILE [--kernel …] [--built-against DIR|FILE]
+const help = `usage: probeyard compat PROGRAM --kernel DIR|FILE|live [--name N] [--kernel … [--name N]]
+                       [--partial] [--strict-char-sign] [--built-against DIR|FILE]
                        [--pin-to DIR|FILE] [--json]
        probeyard compat NAME[@VERSION] [--json] [--registry URL --token T]
 
 Computes on which kernels a program runs: relocates every field it reads for each kernel's own
 format files, verifies it again there, and prints one verdict a kernel with its reasons:
-compatible (same layout), relocated (runs after relocation), incompatible (why), unknown (the
-kernel's profile lacks an event the program attaches to).
+compatible (same layout), relocated (runs after relocation), incompatible (why), unknown (a
+partial profile lacks an event the program attaches to: the kernel may have it).
+
+A profile is complete (the live tracefs, an events/ tree or a tarball of one: a missing event is
+a fact, incompatible: event-missing) or partial (a trace.dat holds only the events it recorded; a
+folder given with --partial): each verdict line says which.
 
   PROGRAM                  a BPF ELF object, Probeyard assembly, or a script (.bt, compiled for
                            --built-against's kernel)
-  --kernel DIR|FILE        a kernel profile: an events/ tree (DIR), a tarball of one, a trace.dat
-                           (FILE), or live (this machine's tracefs); repeat for more kernels
+  --kernel DIR|FILE|live   a kernel profile: an events/ tree (DIR), a tarball of one, a trace.dat
+                           (FILE), or live (this machine's tracefs, wherever it is mounted);
+                           repeat for more kernels
+  --name N                 the kernel's release as verdicts show it; the first --name names the
+                           first --kernel, and so on (default: kernel_version.txt of the dump,
+                           the uname of a trace.dat or of this machine)
+  --partial                the events/ trees and tarballs given hold some of their kernel's
+                           events only: a missing event is unknown there, not incompatible
+  --strict-char-sign       also refuse a read of a plain char field whose signedness changed
+                           (signedness-changed; a signedness change of any other field is refused
+                           always)
   --built-against DIR|FILE formats the program was built for (names hard-coded offsets; a
                            script is compiled for them)
   --pin-to DIR|FILE        a program with unnamed hard-coded offsets runs only where each event's
@@ -29,6 +43,12 @@ registry's matrix of that program's versions × the tenant's kernel profiles, wi
 and field diffs of every cell that is not compatible.
 
 Exit codes: 0 runs on every kernel given, 1 refused or unknown on some (or not found), 2 unusable input.`;
+
+/** `KERNEL (RELEASE, complete)`: where the verdict is from, its name and whether it is complete. */
+function kernelLabel(kernel: string, v: Verdict): string {
+  const what = v.profile.complete ? 'complete' : 'partial';
+  return `${kernel} (${v.profile.release ? `${v.profile.release}, ` : ''}${what})`;
+}
 
 function row(name: string, v: Verdict): string[] {
   const lines = [`${name}  ${v.status}`];
@@ -47,6 +67,9 @@ export const compatCommand: Command = {
   async run(args, io) {
     const parsed = parseCommandArgs(args, {
           kernel: { type: 'string', multiple: true },
+          name: { type: 'string', multiple: true },
+          partial: { type: 'boolean', default: false },
+          'strict-char-sign': { type: 'boolean', default: false },
           'built-against': { type: 'string' },
           'pin-to': { type: 'string' },
           json: { type: 'boolean', default: false },
@@ -63,6 +86,9 @@ export const compatCommand: Command = {
     if (positionals.length !== 1) throw new CliError(`expected one PROGRAM, got ${positionals.length}\n\n${help}`);
     const kernels = values.kernel ?? [];
     if (kernels.length === 0) throw new CliError(`at least one --kernel DIR|FILE is needed\n\n${help}`);
+    const names = values.name ?? [];
+    if (names.length > kernels.length) throw new CliError(`${names.length} --name for ${kernels.length} --kernel: each --name names the --kernel of the same rank`);
+    for (const n of names) if (n.trim() === '' || n.length > 128) throw new CliError(`--name '${n}': give the kernel's release (1 to 128 characters)`);
     const spec = await loadSpecFile(io, positionals[0]!, values['built-against']);
     if (values['pin-to'] !== undefined) {
       const pin = await loadProfile(values['pin-to']);
@@ -73,17 +99,19 @@ export const compatCommand: Command = {
         if (format) spec.pinnedLayouts[key] = layoutHash(layoutOf(format));
       }
     }
-    const results: { kernel: string; release: string; verdict: Verdict }[] = [];
-    for (const k of kernels) {
-      const profile = await loadProfile(k);
-      results.push({ kernel: k, release: profile.release, verdict: checkCompat(spec, profile) });
+    const results: { kernel: string; release: string; complete: boolean; verdict: Verdict }[] = [];
+    const strictCharSign = values['strict-char-sign'] === true;
+    for (const [i, k] of kernels.entries()) {
+      const name = names[i];
+      const profile = await loadProfile(k, { ...(name !== undefined ? { release: name } : {}), ...(values.partial ? { complete: false } : {}) });
+      results.push({ kernel: k, release: profile.release, complete: profile.complete, verdict: checkCompat(spec, profile, { strictCharSign }) });
     }
     if (values.json) {
-      const out = results.map((r) => ({ kernel: r.kernel, release: r.release, ...verdictSummary(r.verdict) }));
-      io.stdout(`${JSON.stringify({ digest: spec.digest, verdicts: out }, null, 2)}\n`);
+      const out = results.map((r) => ({ kernel: r.kernel, release: r.release, complete: r.complete, ...verdictSummary(r.verdict) }));
+      io.stdout(`${JSON.stringify({ digest: spec.digest, strictCharSign, verdicts: out }, null, 2)}\n`);
     } else {
       const lines = [`program ${positionals[0]} (sha256 ${spec.digest.slice(0, 16)}…), module-like, no ABI`];
-      for (const r of results) lines.push(...row(r.release ? `${r.kernel} (${r.release})` : r.kernel, r.verdict));
+      for (const r of results) lines.push(...row(kernelLabel(r.kernel, r.verdict), r.verdict));
       io.stdout(`${lines.join('\n')}\n`);
     }
     return results.every((r) => r.verdict.status === 'compatible' || r.verdict.status === 'relocated') ? ExitCode.ok : ExitCode.refused;

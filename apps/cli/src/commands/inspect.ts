@@ -4,6 +4,7 @@ import {
   CompatError,
   formatManifest,
   type KernelProfile,
+  type ProfileMeta,
   type ProgramSpec,
   profileFormat,
   readProgramSpec,
@@ -39,9 +40,9 @@ export function compatFailure(err: unknown): never {
 }
 
 /** Reads a profile (events tree, tarball, trace.dat or `live`), as a CLI error when it cannot. */
-export async function loadProfile(path: string): Promise<KernelProfile> {
+export async function loadProfile(path: string, meta: ProfileMeta = {}): Promise<KernelProfile> {
   try {
-    return await readProfile(path);
+    return await readProfile(path, meta);
   } catch (e) {
     compatFailure(e);
   }

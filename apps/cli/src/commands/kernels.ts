@@ -6,14 +6,17 @@ import { CliError, type CliIo, ExitCode } from '../io.js';
 import { callRegistry, parseOptions, registryClient, resolveTarget, table, targetOptions } from '../registry.js';
 import { progressFetch } from './publish.js';
 
-const help = `usage: probeyard kernels upload PATH --name NAME [--release R] [--machine M] [--json]
+const help = `usage: probeyard kernels upload PATH --name NAME [--release R] [--machine M] [--partial] [--json]
        probeyard kernels list [--json]
        probeyard kernels diff A B [--event SYSTEM/EVENT|EVENT] [--json]
 
 Kernel profiles in the registry (a kernel's event format files). \`upload\` takes an events/ tree
 (a directory, packed with the system's tar), a .tar/.tar.gz of one, or a trace.dat (its recorded
 events' formats); the registry then computes every version's compatibility with it in the
-background. \`diff\` compares two profiles event by event and field by field.
+background. A tree is complete (a missing event is incompatible there) unless --partial says it
+holds some of its kernel's events only; a trace.dat is always partial. The release is --release,
+else the tree's kernel_version.txt, else a trace.dat's uname. \`diff\` compares two profiles
+event by event and field by field.
 
 Exit codes: 0 success (diff: no layout differences), 1 refused or not found (diff: differences),
 2 unusable input.`;
@@ -48,6 +51,7 @@ export const kernelsCommand: Command = {
       name: { type: 'string' },
       release: { type: 'string' },
       machine: { type: 'string' },
+      partial: { type: 'boolean' },
       event: { type: 'string' },
       json: { type: 'boolean' },
     });
@@ -65,12 +69,13 @@ export const kernelsCommand: Command = {
           ...data,
           ...(values.release !== undefined ? { release: values.release } : {}),
           ...(values.machine !== undefined ? { machine: values.machine } : {}),
+          ...(values.partial ? { partial: true } : {}),
         }),
       );
       if (values.json) io.stdout(`${JSON.stringify(r, null, 2)}\n`);
       else {
         const p = r.profile;
-        io.stdout(`kernel profile ${p.name}: ${p.formats} formats (${r.newFormats} new), ${p.release || 'release unknown'}, sha256 ${p.contentHash}\n`);
+        io.stdout(`kernel profile ${p.name}: ${p.formats} formats (${r.newFormats} new), ${p.release || 'release unknown'}, ${p.complete ? 'complete' : 'partial'}, sha256 ${p.contentHash}\n`);
         for (const e of r.errors) io.stderr(`kernels upload: skipped ${e.path}: ${e.message}\n`);
         io.stderr(`kernels upload: compatibility of every version is computed in the background (job ${r.compatJobId})\n`);
       }
@@ -83,8 +88,8 @@ export const kernelsCommand: Command = {
         io.stdout(`${JSON.stringify(r.profiles, null, 2)}\n`);
         return ExitCode.ok;
       }
-      const rows = [['NAME', 'RELEASE', 'MACHINE', 'SOURCE', 'FORMATS', 'AGENTS', 'SHA256', 'CREATED']];
-      for (const p of r.profiles) rows.push([p.name, p.release || '-', p.machine || '-', p.source, String(p.formats), String(p.agents), p.contentHash.slice(0, 12), p.createdAt.slice(0, 19)]);
+      const rows = [['NAME', 'RELEASE', 'MACHINE', 'SOURCE', 'EVENTS', 'FORMATS', 'AGENTS', 'SHA256', 'CREATED']];
+      for (const p of r.profiles) rows.push([p.name, p.release || '-', p.machine || '-', p.source, p.complete ? 'complete' : 'partial', String(p.formats), String(p.agents), p.contentHash.slice(0, 12), p.createdAt.slice(0, 19)]);
       io.stdout(`${table(rows)}\n`);
       return ExitCode.ok;
     }

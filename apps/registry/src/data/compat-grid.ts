@@ -34,7 +34,7 @@ export async function compatGrid(db: Db, tenantId: string, f: GridFilter) {
       select: { id: true, version: true, yankedAt: true, program: { select: { name: true } } },
     }),
     db.programVersion.count({ where: versionWhere }),
-    db.kernelProfile.findMany({ where: profileWhere, orderBy: { name: 'asc' }, take: 2000, select: { id: true, name: true, release: true, machine: true } }),
+    db.kernelProfile.findMany({ where: profileWhere, orderBy: { name: 'asc' }, take: 2000, select: { id: true, name: true, release: true, machine: true, complete: true } }),
     db.kernelProfile.findMany({ where: { tenantId }, distinct: ['machine'], select: { machine: true }, orderBy: { machine: 'asc' } }),
     db.compatJob.count({ where: { tenantId, status: { in: ['queued', 'running'] } } }),
   ]);
@@ -65,7 +65,7 @@ export async function compatGrid(db: Db, tenantId: string, f: GridFilter) {
 export async function compatCell(db: Db, tenantId: string, versionId: string, profileId: string) {
   const [version, profile] = await Promise.all([
     db.programVersion.findFirst({ where: { id: versionId, tenantId }, select: { id: true, version: true, program: { select: { name: true } } } }),
-    db.kernelProfile.findFirst({ where: { id: profileId, tenantId }, select: { id: true, name: true, release: true, machine: true } }),
+    db.kernelProfile.findFirst({ where: { id: profileId, tenantId }, select: { id: true, name: true, release: true, machine: true, complete: true } }),
   ]);
   if (!version) throw notFound('program version', versionId);
   if (!profile) throw notFound('kernel profile', profileId);

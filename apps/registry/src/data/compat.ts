@@ -22,8 +22,36 @@ import type { Prisma } from '../generated/prisma/client.js';
 import { writeAudit } from './audit.js';
 import type { Tx } from './tx.js';
 
-/** The engine that computed a result; results of another engine are recomputed. */
-export const compatEngine = 'probeyard-compat/1';
+/**
+ * The engine that computed a result; results of another engine are recomputed. 2: profiles
+ * complete or partial (`event-missing` is `incompatible` on a complete one) and
+ * `signedness-changed`. A tenant's compat settings are part of it ({@link compatEngineOf}).
+ */
+export const compatEngine = 'probeyard-compat/2';
+
+/** A tenant's compat settings (`Tenant.strictCharSign`: also refuse a plain `char` signedness change). */
+export interface CompatSettings {
+  strictCharSign: boolean;
+}
+
+/** The engine string of results computed with `settings`: a settings change recomputes the matrix. */
+export function compatEngineOf(settings: CompatSettings): string {
+  return settings.strictCharSign ? `${compatEngine}+strict-char-sign` : compatEngine;
+}
+
+/** A tenant's compat settings. */
+export async function tenantCompatSettings(db: Db | Tx, tenantId: string): Promise<CompatSettings> {
+  const t = await db.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { strictCharSign: true } });
+  return { strictCharSign: t.strictCharSign };
+}
+
+/**
+ * Marks every result of a profile stale (its completeness changed): they stay visible until the
+ * next compat job of the profile computes them again.
+ */
+export async function staleProfileResults(tx: Tx, profileId: string): Promise<void> {
+  await tx.compatResult.updateMany({ where: { profileId }, data: { engine: '' } });
+}
 
 /** One field a version reads whose layout on a kernel is not the one it was built for. */
 export interface FieldDiff {
@@ -117,6 +145,7 @@ export async function loadCompatProfile(db: Db | Tx, profileId: string, events: 
     select: {
       release: true,
       machine: true,
+      complete: true,
       contentHash: true,
       formats: {
         where: events ? { event: { in: [...events] } } : {},
@@ -141,12 +170,19 @@ export async function loadCompatProfile(db: Db | Tx, profileId: string, events: 
       errors.push({ path: `${key}/format`, message: (err as Error).message });
     }
   }
-  return { release: p.release, arch: p.machine, wordSize, hash: p.contentHash, source: 'json', events: eventsMap, formats, errors };
+  // Only the spec's events were loaded; an event missing from them is missing from the stored
+  // profile too, so its completeness holds for them.
+  return { release: p.release, arch: p.machine, wordSize, hash: p.contentHash, source: 'json', complete: p.complete, events: eventsMap, formats, errors };
 }
 
 /** The verdict of one spec on one profile, as stored. */
-export function computeCell(spec: ProgramSpec, manifest: Manifest, profile: KernelProfile): { verdict: 'compatible' | 'relocated' | 'incompatible' | 'unknown'; reasons: StoredReasons } {
-  const summary = verdictSummary(checkCompat(spec, profile));
+export function computeCell(
+  spec: ProgramSpec,
+  manifest: Manifest,
+  profile: KernelProfile,
+  settings: CompatSettings = { strictCharSign: false },
+): { verdict: 'compatible' | 'relocated' | 'incompatible' | 'unknown'; reasons: StoredReasons } {
+  const summary = verdictSummary(checkCompat(spec, profile, { strictCharSign: settings.strictCharSign }));
   return { verdict: summary.status, reasons: { programs: summary.programs, reasons: summary.reasons, fieldDiffs: fieldDiffsOf(manifest, profile) } };
 }
 
@@ -241,8 +277,10 @@ export async function runCompatJob(db: Db, jobId: string, shouldStop: () => bool
       select: { id: true },
     });
     const versions = await db.programVersion.findMany({ where: { tenantId: job.tenantId }, orderBy: { id: 'asc' }, select: { id: true } });
+    const settings = await tenantCompatSettings(db, job.tenantId);
+    const engine = compatEngineOf(settings);
     const current = await db.compatResult.findMany({
-      where: { tenantId: job.tenantId, engine: compatEngine, ...(job.profileId ? { profileId: job.profileId } : {}) },
+      where: { tenantId: job.tenantId, engine, ...(job.profileId ? { profileId: job.profileId } : {}) },
       select: { versionId: true, profileId: true },
     });
     const have = new Set(current.map((r) => `${r.versionId}:${r.profileId}`));
@@ -265,8 +303,8 @@ export async function runCompatJob(db: Db, jobId: string, shouldStop: () => bool
           if (shouldStop()) return await stopped();
           const exists = await db.kernelProfile.findUnique({ where: { id: profileId }, select: { id: true } });
           if (exists) {
-            const cell = computeCell(spec, manifest, await loadCompatProfile(db, profileId, events));
-            const data = { verdict: cell.verdict, reasons: cell.reasons as unknown as Prisma.InputJsonValue, engine: compatEngine, computedAt: new Date() };
+            const cell = computeCell(spec, manifest, await loadCompatProfile(db, profileId, events), settings);
+            const data = { verdict: cell.verdict, reasons: cell.reasons as unknown as Prisma.InputJsonValue, engine, computedAt: new Date() };
             try {
               await db.compatResult.upsert({
                 where: { versionId_profileId: { versionId, profileId } },
@@ -325,7 +363,7 @@ export async function compatMatrix(db: Db, tenantId: string, filter: { program?:
   const profiles = await db.kernelProfile.findMany({
     where: { tenantId, ...(filter.profile !== undefined ? { name: filter.profile } : {}) },
     orderBy: { name: 'asc' },
-    select: { id: true, name: true, release: true },
+    select: { id: true, name: true, release: true, complete: true },
   });
   if (filter.profile !== undefined && profiles.length === 0) throw notFound('kernel profile', filter.profile);
   const cells = await db.compatResult.findMany({

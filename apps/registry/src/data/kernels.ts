@@ -1,4 +1,4 @@
-import { diffEventFormats, type FieldChange, parseUname } from '@probeyard/compat';
+import { diffEventFormats, type FieldChange, parseKernelVersionFile, parseUname } from '@probeyard/compat';
 import { type EventFormat, isFormatError, parseEventFormat } from '@probeyard/formats';
 import type { Db } from '../db/open.js';
 import { notFound } from '../errors.js';
@@ -12,6 +12,7 @@ export const profileSelect = {
   release: true,
   machine: true,
   source: true,
+  complete: true,
   contentHash: true,
   createdAt: true,
   _count: { select: { formats: true, agents: true } },
@@ -44,11 +45,13 @@ export type { FormatRow, ParsedProfile } from './upload-parse.js';
 
 /**
  * Reads a base64 `.tar`/`.tar.gz` of an `events/` tree into the profile's content hash and the
- * format rows to store, on a worker of `uploads` (src/data/upload-parser.ts). An unreadable
- * archive, one without format files, one not parsed in time or too big to parse is `bad_request`.
+ * format rows to store, on a worker of `uploads` (src/data/upload-parser.ts), with the release its
+ * `kernel_version.txt` names ('' when it has none). An unreadable archive, one without format
+ * files, one not parsed in time or too big to parse is `bad_request`.
  */
-export function parseEventsTarball(uploads: UploadParser, base64: string): Promise<ParsedProfile> {
-  return uploads.parse('tarball', base64);
+export async function parseEventsTarball(uploads: UploadParser, base64: string): Promise<ParsedProfile & { release: string }> {
+  const parsed = await uploads.parse('tarball', base64);
+  return { ...parsed, release: parsed.kernelVersion === undefined ? '' : parseKernelVersionFile(parsed.kernelVersion) };
 }
 
 /**

@@ -30,6 +30,8 @@ export interface ParsedProfile {
   errors: { path: string; message: string }[];
   /** The `uname` a trace.dat recorded (tarballs have none). */
   uname?: string | undefined;
+  /** The first KiB of a tarball's `kernel_version.txt` (top or `events/`), which names the kernel. */
+  kernelVersion?: string | undefined;
 }
 
 export type UploadKind = 'tarball' | 'traceDat';
@@ -89,7 +91,8 @@ async function parseTarball(bytes: Uint8Array, limits: ParseLimits): Promise<Par
     return { ok: false, refused: `kernel upload: no events/<system>/<event>/format files in the tarball (${files.length} files)` };
   }
   const textOf = new Map(files.filter((f) => classifyEventsPath(f.path)?.kind === 'format').map((f) => [f.path, f.text]));
-  return { ok: true, profile: rowsOf(set, textOf) };
+  const version = files.find((f) => /^(?:\.\/)?(?:events\/)?kernel_version\.txt$/.test(f.path));
+  return { ok: true, profile: { ...rowsOf(set, textOf), ...(version !== undefined ? { kernelVersion: version.text.slice(0, 1024) } : {}) } };
 }
 
 /** A trace.dat (trace-cmd v6/v7) into a profile of the formats it carries, and its uname. */

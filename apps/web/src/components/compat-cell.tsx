@@ -51,7 +51,11 @@ export function CellDetails({ versionId, profileId, onClose }: { versionId: stri
       {q.data?.cell ? (
         <>
           <p>
-            <Verdict verdict={q.data.cell.verdict} /> <span className="muted small">kernel {q.data.profile.release || 'release unknown'} {q.data.profile.machine}</span>
+            <Verdict verdict={q.data.cell.verdict} />{' '}
+            <span className="muted small" data-testid="cell-completeness">
+              kernel {q.data.profile.release || 'release unknown'} {q.data.profile.machine},{' '}
+              {q.data.profile.complete ? 'complete profile (a missing event is a fact)' : 'partial profile (a missing event is unknown)'}
+            </span>
           </p>
           <h3>Reasons</h3>
           {q.data.cell.reasons.length === 0 ? (
@@ -60,7 +64,7 @@ export function CellDetails({ versionId, profileId, onClose }: { versionId: stri
             <ul>
               {q.data.cell.reasons.map((r, i) => (
                 <li key={`${r.kind}-${i}`}>
-                  {r.text}
+                  <code className="small">{r.kind}</code> {r.text}
                   {r.diagnostics?.length ? (
                     <ol className="mono small">
                       {r.diagnostics.map((d) => (

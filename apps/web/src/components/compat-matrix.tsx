@@ -162,11 +162,14 @@ export function CompatMatrix({ initial, input, initialCell }: { initial: Grid; i
                   role="columnheader"
                   aria-colindex={col.index + 2}
                   className="matrix-colhead"
-                  title={`${p.name}: ${p.release || 'release unknown'} ${p.machine}`}
+                  title={`${p.name}: ${p.release || 'release unknown'} ${p.machine}, ${p.complete ? 'complete profile' : 'partial profile: a missing event is unknown here'}`}
                   style={{ left: labelWidth + col.start, width: colWidth, height: headerHeight }}
                 >
                   <span className="matrix-colname">{p.name}</span>
-                  <span className="muted small">{p.machine || '—'}</span>
+                  <span className="muted small">
+                    {p.machine || '—'}
+                    {p.complete ? null : <span data-testid="partial-profile"> · partial</span>}
+                  </span>
                 </div>
               );
             })}

@@ -26,8 +26,9 @@ export function KernelUpload() {
     if (!(file instanceof File) || file.size === 0) return setError('Choose a .tar.gz of an events/ tree or a trace.dat file.');
     const data = toBase64(new Uint8Array(await file.arrayBuffer()));
     const isDat = /\.dat$/i.test(file.name);
+    const partial = form.get('partial') === 'on';
     try {
-      await upload.mutateAsync(isDat ? { name, traceDat: data } : { name, tarball: data });
+      await upload.mutateAsync(isDat ? { name, traceDat: data } : { name, tarball: data, ...(partial ? { partial: true } : {}) });
       router.push(`/kernels/${name}`);
       router.refresh();
     } catch (err) {
@@ -40,6 +41,9 @@ export function KernelUpload() {
       <input id="k-name" name="name" required pattern="[a-z0-9][a-z0-9._\-]{0,62}" placeholder="linux-6-18" />
       <label htmlFor="k-file">events/ tree (.tar, .tar.gz) or trace.dat, up to 5 MiB</label>
       <input id="k-file" name="file" type="file" required accept=".tar,.gz,.tgz,.dat" />
+      <label htmlFor="k-partial">
+        <input id="k-partial" name="partial" type="checkbox" /> The tree holds some of the kernel’s events only (partial: a missing event is unknown, not incompatible; a trace.dat is always partial)
+      </label>
       <button type="submit" className="button primary" disabled={upload.isPending}>
         {upload.isPending ? 'Uploading…' : 'Upload'}
       </button>

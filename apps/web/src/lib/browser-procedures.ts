@@ -14,6 +14,8 @@ export const browserProcedures = new Set([
   'compat.cell',
   'compat.job',
   'compat.jobs',
+  'compat.settings',
+  'compat.setSettings',
   'kernel.list',
   'kernel.get',
   'kernel.diff',

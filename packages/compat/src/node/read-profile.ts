@@ -1,27 +1,57 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { arch as osArch, release as osRelease } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { FormatError, traceDatMagic } from '@probeyard/formats';
-import { findTracefs, openTraceDatFile, readEventsTree } from '@probeyard/formats/node';
+import { describeTracefsSearch, type FindTracefsOptions, openTraceDatFile, readEventsTree, searchTracefs } from '@probeyard/formats/node';
 import { CompatError } from '../errors.js';
-import { type KernelProfile, type ProfileMeta, profileOfFormatSet, profileOfTraceDat, readProfileTarball } from '../kernel-profile.js';
+import { type KernelProfile, type ProfileMeta, parseKernelVersionFile, profileOfFormatSet, profileOfTraceDat, readProfileTarball } from '../kernel-profile.js';
 
 const archOfNode: Record<string, string> = { x64: 'x86_64', arm64: 'aarch64', arm: 'arm', ia32: 'i686', riscv64: 'riscv64', s390x: 's390x', ppc64: 'ppc64le' };
 
-/** A profile from an `events/` directory (the directory itself or its parent). */
+/**
+ * The release a dump's `kernel_version.txt` names: in the `events/` folder, or beside it (where a
+ * tracefs dump such as `../shared/corpus/tracefs/linux-6.18` keeps it). '' when there is none.
+ */
+export function kernelVersionOfTree(events: string): string {
+  const candidates = [join(events, 'kernel_version.txt')];
+  if (basename(events) === 'events') candidates.push(join(dirname(events), 'kernel_version.txt'));
+  for (const path of candidates) {
+    let text: string;
+    try {
+      if (!statSync(path).isFile()) continue;
+      text = readFileSync(path, 'utf8');
+    } catch {
+      continue;
+    }
+    const release = parseKernelVersionFile(text);
+    if (release !== '') return release;
+  }
+  return '';
+}
+
+/**
+ * A profile from an `events/` directory (the directory itself or its parent): complete unless
+ * `meta.complete` is false (a folder that holds some events only); its release is `meta.release`,
+ * else what a `kernel_version.txt` of the dump names ({@link kernelVersionOfTree}).
+ */
 export async function readProfileTree(dir: string, meta: ProfileMeta = {}): Promise<KernelProfile> {
   const events = existsSync(join(dir, 'events')) && statSync(join(dir, 'events')).isDirectory() ? join(dir, 'events') : dir;
   try {
-    return profileOfFormatSet(await readEventsTree(events), 'events-tree', meta);
+    const set = await readEventsTree(events);
+    const release = meta.release ?? (kernelVersionOfTree(events) || undefined);
+    return profileOfFormatSet(set, 'events-tree', release === undefined ? meta : { ...meta, release });
   } catch (e) {
     if (e instanceof FormatError) throw new CompatError('not-found', `read profile ${dir}: ${e.message}`, { cause: e });
     throw e;
   }
 }
 
-/** A profile from a trace.dat file: the formats it recorded, release and arch from its uname. */
-export async function readProfileTraceDat(path: string): Promise<KernelProfile> {
+/**
+ * A profile from a trace.dat file: the formats it recorded (always partial), release and arch
+ * from its uname unless `meta.release` names the kernel.
+ */
+export async function readProfileTraceDat(path: string, meta: Pick<ProfileMeta, 'release'> = {}): Promise<KernelProfile> {
   let file: ReturnType<typeof openTraceDatFile>;
   try {
     file = openTraceDatFile(path);
@@ -30,21 +60,28 @@ export async function readProfileTraceDat(path: string): Promise<KernelProfile> 
     throw e;
   }
   try {
-    return await profileOfTraceDat(file.reader.dat);
+    const profile = await profileOfTraceDat(file.reader.dat);
+    if (meta.release !== undefined) profile.release = meta.release;
+    return profile;
   } finally {
     file.close();
   }
 }
 
-/** This machine's kernel, from the mounted tracefs (`uname -r` and arch from node:os). */
-export async function readLiveProfile(): Promise<KernelProfile> {
-  const mount = findTracefs();
-  if (mount === undefined) throw new CompatError('not-found', 'read live profile: no mounted tracefs (/sys/kernel/tracing)');
-  const profile = profileOfFormatSet(await readEventsTree(join(mount.path, 'events')), 'tracefs', {
-    release: osRelease(),
-    arch: archOfNode[osArch()] ?? osArch(),
+/**
+ * This machine's kernel, from its tracefs wherever it is mounted (`/sys/kernel/tracing`,
+ * `/sys/kernel/debug/tracing`, or any tracefs mount of `/proc/mounts`); `uname -r` and arch from
+ * node:os unless `meta` names them. Always complete. The error lists every place looked at.
+ */
+export async function readLiveProfile(meta: Omit<ProfileMeta, 'complete'> = {}, where: Omit<FindTracefsOptions, 'mount'> = {}): Promise<KernelProfile> {
+  const search = searchTracefs(where);
+  if (search.mount === undefined) throw new CompatError('not-found', `read live profile: ${describeTracefsSearch(search, where.mountsFile)}`);
+  return profileOfFormatSet(await readEventsTree(join(search.mount.path, 'events')), 'tracefs', {
+    release: meta.release ?? osRelease(),
+    arch: meta.arch ?? archOfNode[osArch()] ?? osArch(),
+    ...(meta.wordSize !== undefined ? { wordSize: meta.wordSize } : {}),
+    complete: true,
   });
-  return profile;
 }
 
 async function head(path: string, n: number): Promise<Uint8Array> {
@@ -60,10 +97,15 @@ async function head(path: string, n: number): Promise<Uint8Array> {
 
 /**
  * A profile from a path: a directory is an `events/` tree, a file a trace.dat (by its magic) or
- * a tarball of an events tree (`.tar`, `.tar.gz`); `live` reads this machine's tracefs.
+ * a tarball of an events tree (`.tar`, `.tar.gz`); `live` reads this machine's tracefs. `meta`
+ * names the release (over what the source says) and marks a folder or tarball partial; the live
+ * tracefs is always complete and a trace.dat always partial.
  */
 export async function readProfile(path: string, meta: ProfileMeta = {}): Promise<KernelProfile> {
-  if (path === 'live') return readLiveProfile();
+  if (path === 'live') {
+    const { complete: _, ...rest } = meta;
+    return readLiveProfile(rest);
+  }
   let isDir: boolean;
   try {
     isDir = statSync(path).isDirectory();
@@ -72,6 +114,8 @@ export async function readProfile(path: string, meta: ProfileMeta = {}): Promise
   }
   if (isDir) return readProfileTree(path, meta);
   const magic = await head(path, traceDatMagic.length);
-  if (magic.length === traceDatMagic.length && magic.every((b, i) => b === traceDatMagic[i])) return readProfileTraceDat(path);
+  if (magic.length === traceDatMagic.length && magic.every((b, i) => b === traceDatMagic[i])) {
+    return readProfileTraceDat(path, meta.release !== undefined ? { release: meta.release } : {});
+  }
   return readProfileTarball(new Uint8Array(await readFile(path)), meta);
 }

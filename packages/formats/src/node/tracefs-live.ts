@@ -17,19 +17,97 @@ export interface TracefsMount {
   mountedHere: boolean;
 }
 
-const candidates = ['/sys/kernel/tracing', '/sys/kernel/debug/tracing'];
+/** Where tracefs is looked for first: its own mount point, then the old one under debugfs. */
+export const tracefsDefaultPaths: readonly string[] = ['/sys/kernel/tracing', '/sys/kernel/debug/tracing'];
 
 function isTracefs(path: string): boolean {
   return existsSync(join(path, 'instances')) && existsSync(join(path, 'events', 'header_page'));
 }
 
+/** `\040` and the other octal escapes `/proc/mounts` writes for space, tab, newline and backslash. */
+function unescapeMountPath(path: string): string {
+  return path.replace(/\\([0-7]{3})/g, (_, oct: string) => String.fromCharCode(Number.parseInt(oct, 8)));
+}
+
 /**
- * Finds a mounted tracefs, or (with `mount: true`, as root) mounts one on a fresh temporary
- * directory (`mount -t tracefs nodev DIR`). Returns undefined when there is none and none can be
- * mounted.
+ * The mount points of `/proc/mounts` text (`fstab` format) that can hold tracefs: every `tracefs`
+ * mount, and `tracing/` under every `debugfs` mount (where kernels before 4.1 put it), in the
+ * file's order.
  */
-export function findTracefs(options: { mount?: boolean } = {}): TracefsMount | undefined {
-  for (const p of candidates) if (isTracefs(p)) return { path: p, mountedHere: false };
+export function tracefsMountsOf(procMounts: string): string[] {
+  const out: string[] = [];
+  for (const line of procMounts.split('\n')) {
+    const [, dir, type] = line.trim().split(/\s+/);
+    if (dir === undefined || type === undefined) continue;
+    if (type === 'tracefs') out.push(unescapeMountPath(dir));
+    else if (type === 'debugfs') out.push(join(unescapeMountPath(dir), 'tracing'));
+  }
+  return out;
+}
+
+/** Where {@link findTracefs} looks and what it found there. */
+export interface TracefsSearch {
+  mount: TracefsMount | undefined;
+  /** Every path looked at, in order (the default paths, then the mounts of `/proc/mounts`). */
+  looked: string[];
+  /** Why `/proc/mounts` could not be read, when it could not. */
+  mountsError?: string;
+}
+
+/** Options of {@link findTracefs} / {@link searchTracefs}. */
+export interface FindTracefsOptions {
+  /** As root, mount a tracefs on a fresh temporary directory when none is mounted. */
+  mount?: boolean;
+  /** The paths to try first (default {@link tracefsDefaultPaths}). */
+  paths?: readonly string[];
+  /** The mount table to read (default `/proc/mounts`). */
+  mountsFile?: string;
+}
+
+/**
+ * Looks for a mounted tracefs: `/sys/kernel/tracing`, `/sys/kernel/debug/tracing`, then every
+ * tracefs mount (and debugfs `tracing/`) of `/proc/mounts`, wherever it is. A path counts when it
+ * has `instances/` and `events/header_page`.
+ */
+export function searchTracefs(options: Omit<FindTracefsOptions, 'mount'> = {}): TracefsSearch {
+  const looked: string[] = [];
+  const tryPath = (p: string): TracefsMount | undefined => {
+    if (looked.includes(p)) return undefined;
+    looked.push(p);
+    return isTracefs(p) ? { path: p, mountedHere: false } : undefined;
+  };
+  for (const p of options.paths ?? tracefsDefaultPaths) {
+    const m = tryPath(p);
+    if (m) return { mount: m, looked };
+  }
+  let text: string;
+  try {
+    text = readFileSync(options.mountsFile ?? '/proc/mounts', 'utf8');
+  } catch (e) {
+    return { mount: undefined, looked, mountsError: `${options.mountsFile ?? '/proc/mounts'}: ${(e as Error).message}` };
+  }
+  for (const p of tracefsMountsOf(text)) {
+    const m = tryPath(p);
+    if (m) return { mount: m, looked };
+  }
+  return { mount: undefined, looked };
+}
+
+/** Words for a failed {@link searchTracefs}: `no tracefs at A, B or any tracefs mount of /proc/mounts`. */
+export function describeTracefsSearch(search: TracefsSearch, mountsFile = '/proc/mounts'): string {
+  const where = search.looked.join(', ');
+  const mounts = search.mountsError !== undefined ? `; ${search.mountsError}` : ` (all of them and every tracefs mount of ${mountsFile})`;
+  return `no mounted tracefs: looked in ${where}${mounts}; mount one with \`mount -t tracefs nodev /sys/kernel/tracing\` (root)`;
+}
+
+/**
+ * Finds a mounted tracefs ({@link searchTracefs}), or (with `mount: true`, as root) mounts one on
+ * a fresh temporary directory (`mount -t tracefs nodev DIR`). Returns undefined when there is
+ * none and none can be mounted.
+ */
+export function findTracefs(options: FindTracefsOptions = {}): TracefsMount | undefined {
+  const found = searchTracefs(options).mount;
+  if (found) return found;
   if (!options.mount || process.getuid?.() !== 0) return undefined;
   const dir = mkdtempSync(join(tmpdir(), 'probeyard-tracefs-'));
   try {

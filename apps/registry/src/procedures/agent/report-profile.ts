@@ -5,13 +5,18 @@ import { isUniqueViolation } from '../../errors.js';
 import { agentProcedure } from '../../trpc.js';
 import { kernelProfileView, toKernelProfileView } from '../kernel/profile-view.js';
 import { tarballSchema } from '../kernel/upload.js';
-import { enqueueCompatJob } from '../../data/compat.js';
+import { enqueueCompatJob, staleProfileResults } from '../../data/compat.js';
 
 export const agentReportProfileInput = z.strictObject({
   release: z.string().max(128).default(''),
   machine: z.string().max(32).default(''),
   /** A `.tar`/`.tar.gz` of the node's tracefs `events/` tree, base64. */
   tarball: tarballSchema,
+  /**
+   * The node's formats are some of its kernel's only: an agent replaying a recording
+   * (`--feed FILE.dat`) knows just the events recorded. Default false: a node's tracefs is whole.
+   */
+  partial: z.boolean().default(false),
 });
 export const agentReportProfileOutput = z.object({ profile: kernelProfileView, created: z.boolean() });
 
@@ -22,9 +27,12 @@ function profileName(release: string, hash: string): string {
 }
 
 /**
- * `agent.reportProfile` (agent): the node's kernel profile from its own format files. Nodes with
- * the same formats share one profile of the tenant (made by the first one to report it); the
- * agent is linked to it.
+ * `agent.reportProfile` (agent): the node's kernel profile from its own format files — all of
+ * them, read from its tracefs, so the profile is complete (a missing event is `incompatible`
+ * there); `partial` for an agent that replays a recording. Nodes with the same formats share one
+ * profile of the tenant (made by the first one to report it); the agent is linked to it. A
+ * profile of the same formats uploaded as partial before becomes complete when a node reports it
+ * whole, and its verdicts are computed again.
  */
 export const agentReportProfile = agentProcedure
   .input(agentReportProfileInput)
@@ -36,6 +44,14 @@ export const agentReportProfile = agentProcedure
       ctx.db.$transaction(async (tx) => {
         let profile = await tx.kernelProfile.findUnique({ where: { tenantId_contentHash: { tenantId: ctx.tenantId, contentHash: set.hash } }, select: profileSelect });
         const created = !profile;
+        let completed = false;
+        if (profile && !profile.complete && !input.partial) {
+          // the same formats, read whole from a node's tracefs: every event of that kernel is here
+          await tx.kernelProfile.update({ where: { id: profile.id }, data: { complete: true }, select: { id: true } });
+          await staleProfileResults(tx, profile.id);
+          await enqueueCompatJob(tx, ctx.tenantId, profile.id);
+          completed = true;
+        }
         if (!profile) {
           await tx.eventFormat.createMany({ data: rows, skipDuplicates: true });
           profile = await tx.kernelProfile.create({
@@ -45,6 +61,7 @@ export const agentReportProfile = agentProcedure
               release: input.release,
               machine: input.machine,
               source: 'agent',
+              complete: !input.partial,
               contentHash: set.hash,
               formats: { createMany: { data: rows.map((r) => ({ system: r.system, event: r.event, formatHash: r.hash })) } },
             },
@@ -60,18 +77,21 @@ export const agentReportProfile = agentProcedure
           action: 'agent.reportProfile',
           targetType: 'kernel_profile',
           targetId: profile.id,
-          detail: { contentHash: set.hash, created, formats: rows.length },
+          detail: { contentHash: set.hash, created, formats: rows.length, ...(completed ? { completed: true } : {}) },
         });
         const linked = await tx.kernelProfile.findUniqueOrThrow({ where: { id: profile.id }, select: profileSelect });
-        return { profile: toKernelProfileView(linked), created };
+        return { profile: toKernelProfileView(linked), created, recompute: created || completed };
       });
     try {
-      const r = await attempt();
-      if (r.created) ctx.deps.compatJobs?.kick();
+      const { recompute, ...r } = await attempt();
+      if (recompute) ctx.deps.compatJobs?.kick();
       return r;
     } catch (err) {
       // Another node of the same kernel made the profile meanwhile: link to it.
-      if (isUniqueViolation(err)) return attempt();
+      if (isUniqueViolation(err)) {
+        const { recompute: _, ...r } = await attempt();
+        return r;
+      }
       throw err;
     }
   });

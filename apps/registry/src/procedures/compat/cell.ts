@@ -7,7 +7,8 @@ import { compatCellView, toCompatCellView } from './compat-view.js';
 export const compatCellInput = z.strictObject({ versionId: idSchema, profileId: idSchema });
 export const compatCellOutput = z.object({
   version: z.object({ id: idSchema, program: z.string(), version: z.string() }),
-  profile: z.object({ id: idSchema, name: z.string(), release: z.string(), machine: z.string() }),
+  /** `complete`: the profile holds every event of its kernel. */
+  profile: z.object({ id: idSchema, name: z.string(), release: z.string(), machine: z.string(), complete: z.boolean() }),
   /** Null while the pair is not computed yet. */
   cell: compatCellView.nullable(),
 });

@@ -20,7 +20,8 @@ export const compatGridOutput = z.object({
   versions: z.array(z.object({ id: idSchema, program: z.string(), version: z.string(), yanked: z.boolean() })),
   /** Versions matching the filter, over every page. */
   totalVersions: z.number().int(),
-  profiles: z.array(z.object({ id: idSchema, name: z.string(), release: z.string(), machine: z.string() })),
+  /** `complete`: the profile holds every event of its kernel (a missing event is incompatible there, unknown on a partial one). */
+  profiles: z.array(z.object({ id: idSchema, name: z.string(), release: z.string(), machine: z.string(), complete: z.boolean() })),
   /** Architectures of the tenant's profiles, for the filter. */
   machines: z.array(z.string()),
   /** One string per version, one letter per profile: c compatible, r relocated, i incompatible, u unknown, `.` not computed yet. */

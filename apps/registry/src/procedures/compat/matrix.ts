@@ -18,7 +18,8 @@ export const compatMatrixInput = z
   .optional();
 export const compatMatrixOutput = z.object({
   versions: z.array(z.object({ id: idSchema, program: z.string(), version: z.string(), yankedAt: isoDate.nullable() })),
-  profiles: z.array(z.object({ id: idSchema, name: z.string(), release: z.string() })),
+  /** `complete`: the profile holds every event of its kernel (a missing event is incompatible there, unknown elsewhere). */
+  profiles: z.array(z.object({ id: idSchema, name: z.string(), release: z.string(), complete: z.boolean() })),
   /** One per computed (version, profile) pair; a pair without a cell is not computed yet. */
   cells: z.array(compatCellView),
   /** Compat jobs of the tenant still queued or running (cells may be missing until they finish). */

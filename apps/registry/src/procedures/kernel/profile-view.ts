@@ -9,6 +9,12 @@ export const kernelProfileView = z.object({
   release: z.string(),
   machine: z.string(),
   source: z.enum(['agent', 'events_tree', 'trace_dat']),
+  /**
+   * Holds every event of its kernel (an agent's tracefs, a full events/ tree): a missing event is
+   * `incompatible` there. False for a trace.dat or an upload marked partial: a missing event is
+   * `unknown`.
+   */
+  complete: z.boolean(),
   /** sha256 over the sorted (system/event, format hash) lines: the profile's identity. */
   contentHash: z.string(),
   formats: z.number().int(),

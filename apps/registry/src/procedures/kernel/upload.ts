@@ -22,6 +22,11 @@ export const kernelUploadInput = z
     /** `uname -r`, when known (a trace.dat tells its own). */
     release: z.string().max(128).optional(),
     machine: z.string().max(32).optional(),
+    /**
+     * The tarball holds some of the kernel's events only (a missing event is `unknown`, not
+     * `incompatible`). A trace.dat is always partial.
+     */
+    partial: z.boolean().optional(),
     /** A `.tar` or `.tar.gz` of a tracefs `events/` tree, base64. */
     tarball: tarballSchema.optional(),
     /** Or a trace.dat (trace-cmd v6/v7), base64: a profile of the formats it recorded. */
@@ -43,8 +48,9 @@ export const kernelUploadOutput = z.object({
 });
 
 /**
- * `kernel.upload` (publisher): a kernel profile from a tarball of an `events/` tree or from the
- * formats a trace.dat carries, with a compat job for every version of the tenant. Format files
+ * `kernel.upload` (publisher): a kernel profile from a tarball of an `events/` tree (complete,
+ * unless `partial`) or from the formats a trace.dat carries (partial), with a compat job for
+ * every version of the tenant. Format files
  * are stored once by content hash however many profiles share them; a profile with the same
  * formats as one the tenant has, or the same name, is a CONFLICT. Nothing is written on error.
  */
@@ -56,6 +62,8 @@ export const kernelUpload = userProcedure('publisher')
     const fromDat = input.traceDat !== undefined ? await parseTraceDatUpload(ctx.deps.uploads, input.traceDat) : undefined;
     const set = fromDat ?? (await parseEventsTarball(ctx.deps.uploads, input.tarball ?? ''));
     const { rows } = set;
+    // a trace.dat holds only the events it recorded; a tree is complete unless marked partial
+    const complete = fromDat === undefined && input.partial !== true;
     try {
       const { profile, newFormats, jobId } = await ctx.db.$transaction(async (tx) => {
         const made = await tx.eventFormat.createMany({ data: rows, skipDuplicates: true });
@@ -63,9 +71,10 @@ export const kernelUpload = userProcedure('publisher')
           data: {
             tenantId: ctx.tenantId,
             name: input.name,
-            release: input.release ?? fromDat?.release ?? '',
+            release: input.release ?? set.release,
             machine: input.machine ?? fromDat?.machine ?? '',
             source: fromDat ? 'trace_dat' : 'events_tree',
+            complete,
             contentHash: set.hash,
             formats: { createMany: { data: rows.map((r) => ({ system: r.system, event: r.event, formatHash: r.hash })) } },
           },
@@ -78,7 +87,7 @@ export const kernelUpload = userProcedure('publisher')
           action: 'kernel.upload',
           targetType: 'kernel_profile',
           targetId: created.id,
-          detail: { name: input.name, source: fromDat ? 'trace_dat' : 'events_tree', contentHash: set.hash, formats: rows.length, errors: set.errors.length, compatJob: job.id },
+          detail: { name: input.name, source: fromDat ? 'trace_dat' : 'events_tree', complete, contentHash: set.hash, formats: rows.length, errors: set.errors.length, compatJob: job.id },
         });
         return { profile: created, newFormats: made.count, jobId: job.id };
       });

@@ -1,8 +1,10 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { CompatMatrix } from '../../../components/compat-matrix';
+import { CompatSettings } from '../../../components/compat-settings';
 import { query } from '../../../lib/format';
-import { api, orNotFound } from '../../../lib/session';
+import { hasRole } from '../../../lib/roles';
+import { api, orNotFound, requireSession } from '../../../lib/session';
 
 export const metadata: Metadata = { title: 'Compatibility' };
 
@@ -14,7 +16,9 @@ export default async function CompatPage({ searchParams }: { searchParams: Searc
   const sp = await searchParams;
   const offset = Math.max(0, Number(sp.offset ?? 0) || 0);
   const input = { program: sp.program || undefined, release: sp.release || undefined, machine: sp.machine || undefined, offset, limit: pageSize };
-  const grid = await orNotFound((await api()).compat.grid.query(input));
+  const session = await requireSession();
+  const client = await api();
+  const [grid, { settings }] = await Promise.all([orNotFound(client.compat.grid.query(input)), client.compat.settings.query()]);
   const [versionId, profileId] = (sp.cell ?? '').split(':');
   const initialCell = versionId && profileId ? { versionId, profileId } : null;
   return (
@@ -22,8 +26,10 @@ export default async function CompatPage({ searchParams }: { searchParams: Searc
       <h1>Compatibility</h1>
       <p className="muted">
         Every version × every kernel profile, computed from the kernel&apos;s own format files: <em>compatible</em> (same layout), <em>relocated</em> (runs after
-        relocation by field name), <em>incompatible</em> (with the reason and the field diff), <em>unknown</em> (the kernel lacks the event).
+        relocation by field name), <em>incompatible</em> (with the reason and the field diff; also where a complete profile lacks the event), <em>unknown</em> (a
+        partial profile — a trace.dat, an upload marked partial — lacks the event).
       </p>
+      <CompatSettings strictCharSign={settings.strictCharSign} canChange={hasRole(session.role, 'admin')} />
       <form className="toolbar" action="/compat" aria-label="Filter the matrix">
         <label htmlFor="f-program">
           Program

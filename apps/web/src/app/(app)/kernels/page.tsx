@@ -18,6 +18,10 @@ export default async function KernelsPage({ searchParams }: { searchParams: Prom
     <>
       <h1>Kernel profiles</h1>
       <p className="muted">A kernel is the set of its event format files, keyed by content hash: distro kernels differ from upstream at the same version string.</p>
+      <p className="muted">
+        A <strong>complete</strong> profile holds every event of its kernel (an agent’s tracefs, a full <code>events/</code> tree): a program whose event it lacks is incompatible there.
+        A <strong>partial</strong> one holds some events only (a trace.dat, an upload marked partial): a missing event is unknown, not known to be absent.
+      </p>
       {profiles.length === 0 ? (
         <p className="empty">
           No kernel profiles yet. Agents report theirs when they enroll; a publisher can upload an <code>events/</code> tree (as a .tar.gz) or a trace.dat below, or with{' '}
@@ -33,6 +37,7 @@ export default async function KernelsPage({ searchParams }: { searchParams: Prom
                 <th scope="col">Release</th>
                 <th scope="col">Arch</th>
                 <th scope="col">Source</th>
+                <th scope="col">Completeness</th>
                 <th scope="col" className="num">
                   Events
                 </th>
@@ -54,6 +59,9 @@ export default async function KernelsPage({ searchParams }: { searchParams: Prom
                   <td className="mono small">{p.release || '—'}</td>
                   <td className="small">{p.machine || '—'}</td>
                   <td className="small">{sourceText[p.source] ?? p.source}</td>
+                  <td className="small" data-testid="completeness">
+                    {p.complete ? 'complete' : 'partial'}
+                  </td>
                   <td className="num">{p.formats}</td>
                   <td className="num">{p.agents}</td>
                   <td className="mono small">{shortDigest(p.contentHash)}</td>

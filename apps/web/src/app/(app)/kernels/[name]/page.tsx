@@ -37,6 +37,12 @@ export default async function KernelPage({ params, searchParams }: { params: Par
         <dd className="mono small">{profile.contentHash}</dd>
         <dt>Events</dt>
         <dd>{profile.formats}</dd>
+        <dt>Completeness</dt>
+        <dd data-testid="completeness">
+          {profile.complete
+            ? 'complete: every event of this kernel is here, so a program whose event is missing cannot attach (incompatible)'
+            : 'partial: some events of this kernel only (a trace.dat or an upload marked partial), so a missing event is unknown'}
+        </dd>
         <dt>Agents on it</dt>
         <dd>{profile.agents}</dd>
         <dt>Added</dt>
