@@ -9,6 +9,8 @@ export {
   type Refusal,
   LoadedSpec,
   loadSpec,
+  loadedMaxEntries,
+  DEFAULT_STACK_TRACE_ENTRIES,
   loadForProfile,
   mapMemoryBytes,
 } from './load-spec.js';
