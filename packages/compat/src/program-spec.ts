@@ -256,7 +256,7 @@ function specOfObject(bytes: Uint8Array, options: ReadProgramOptions): ProgramSp
       linked = linkObjectProgram(object, p.name);
     } catch (e) {
       if (e instanceof VerifierError) {
-        throw new CompatError(e.code === 'unsupported' ? 'unsupported' : 'malformed', `link program ${p.name}: ${e.message}`, { program: p.name, cause: e });
+        throw new CompatError(e.code === 'unsupported' ? 'unsupported' : 'malformed', e.message.startsWith('link program') ? e.message : `link program ${p.name}: ${e.message}`, { program: p.name, cause: e });
       }
       throw e;
     }

@@ -70,3 +70,4 @@ export {
   compareKeys,
 } from './draw/histogram-data.js';
 export { type DrawMapsOptions, drawMap, drawMaps, valueText } from './draw/draw-maps.js';
+export { formatOutputEvent, traceSeconds } from './draw/events.js';

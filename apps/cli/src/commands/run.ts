@@ -5,7 +5,7 @@
 import { formatVerdict, profileFormat } from '@probeyard/compat';
 import { type EventFormat, FormatError, type RecordStream } from '@probeyard/formats';
 import { openTraceDatStream, openTracefsStream, removeStaleInstances } from '@probeyard/formats/node';
-import { Dispatcher, drawMaps, encodeMapSnapshot, loadForProfile, ScriptSession } from '@probeyard/runtime';
+import { Dispatcher, drawMaps, encodeEvents, encodeMapSnapshot, formatOutputEvent, loadForProfile, type OutputEventJson, ScriptSession } from '@probeyard/runtime';
 import { type Command, parseCommandArgs } from '../command.js';
 import { CliError, ExitCode } from '../io.js';
 import { scriptSpec } from '../script-input.js';
@@ -83,6 +83,18 @@ export const runCommand: Command = {
     const deadline = feed === 'live' ? Date.now() + duration * 1000 : undefined;
     if (feed === 'live') timer = setTimeout(() => void stream.close(), duration * 1000);
     let printed = '';
+    // perf-buffer and ring-buffer records and printk lines, printed as they come (text) or kept for
+    // the JSON's `events` (decoded with the object's BTF record struct by field name)
+    const events: OutputEventJson[] = [];
+    let eventsDropped = 0;
+    const drainOutputs = () => {
+      const { outputs, dropped } = loaded.outputs.take();
+      eventsDropped += dropped;
+      if (outputs.length === 0) return;
+      const payload = encodeEvents(loaded, outputs, dropped, 'run');
+      if (values.json) events.push(...payload.events);
+      else io.stdout(payload.events.map(formatOutputEvent).join(''));
+    };
     const session = spec.script === undefined ? undefined : new ScriptSession(loaded, { onText: (t) => (values.json ? (printed += t) : io.stdout(t)) });
     try {
       if (session !== undefined) await runScript(session, stream, dispatcher, feed === 'live', deadline);
@@ -90,6 +102,7 @@ export const runCommand: Command = {
         for await (const batch of stream) {
           dispatcher.dispatch(batch);
           dispatcher.syncLost(stream.stats);
+          drainOutputs();
           // a busy live feed may never leave the microtask queue: check the clock between batches too
           if (deadline !== undefined && Date.now() >= deadline) break;
         }
@@ -100,6 +113,7 @@ export const runCommand: Command = {
     }
     // losses the feed only accounted for at close (the live ring buffer's own counters)
     dispatcher.syncLost(stream.stats);
+    if (session === undefined) drainOutputs();
     const records = dispatcher.records;
     const eventsLost = target.lostEvents;
     const lostByCpu = [...dispatcher.lostByCpu];
@@ -107,7 +121,7 @@ export const runCommand: Command = {
     const snapshot = encodeMapSnapshot(loaded, { runId: 'run', traceTimeNs: dispatcher.traceTimeNs, eventsSeen: target.eventsSeen, eventsLost });
     if (values.json) {
       io.stdout(
-        `${JSON.stringify({ verdict: { status: verdict.status, reasons: verdict.reasons, programs: verdict.programs }, records, eventsLost, lostByCpu, counters, target: target.counters, maps: snapshot.maps, ...(session !== undefined ? { output: printed } : {}) }, null, 2)}\n`,
+        `${JSON.stringify({ verdict: { status: verdict.status, reasons: verdict.reasons, programs: verdict.programs }, records, eventsLost, lostByCpu, counters, target: target.counters, maps: snapshot.maps, ...(session === undefined ? { events, eventsDropped } : {}), ...(session !== undefined ? { output: printed } : {}) }, null, 2)}\n`,
       );
       return ExitCode.ok;
     }
@@ -115,6 +129,7 @@ export const runCommand: Command = {
     io.stderr(`${verdict.status} for this feed's kernel${changes.length ? ` (${changes.join('; ')})` : ''}; ${records} records\n`);
     if (eventsLost > 0) io.stderr(`the feed lost ${eventsLost} events (${lostByCpu.map((n, cpu) => `cpu${cpu} ${n}`).join(', ')}): the maps miss them\n`);
     for (const c of counters) if (c.faults > 0) io.stderr(`${c.program}: ${c.faults} faults\n`);
+    if (eventsDropped > 0) io.stderr(`${eventsDropped} outputs dropped (over the output queue's bounds)\n`);
     // bpftrace prints two newlines after END's output, then the maps
     io.stdout(`${session !== undefined ? '\n\n' : ''}${drawMaps(snapshot.maps, { eventsLost })}`);
     return ExitCode.ok;
