@@ -26,6 +26,10 @@ struct {
 	__uint(value_size, sizeof(u32));
 } events SEC(".maps");
 
+/* The record type in the object's BTF (a local variable's type is not): the libbpf-tools way of
+ * letting tools decode records by field name. */
+const struct event *unused_event __attribute__((unused));
+
 static __always_inline bool trace_allowed(u32 tgid)
 {
 	u32 uid;

@@ -97,6 +97,7 @@ export {
   type VerdictSummary,
   checkCompat,
   formatVerdict,
+  verdictHeadline,
   verdictSummary,
   worseStatus,
 } from './verdict.js';

@@ -1,7 +1,7 @@
 import { type Diagnostic, verify } from '@probeyard/verifier';
 import { applyFixups, computeFixups, type FixupPlan, type UnresolvedKind } from './fixups.js';
 import type { KernelProfile } from './kernel-profile.js';
-import { mapDefsOf } from './manifest.js';
+import { helpersOf, mapDefsOf } from './manifest.js';
 import type { ProgramSpec } from './program-spec.js';
 import { runtimeProbeOf } from './script-spec.js';
 
@@ -9,7 +9,18 @@ import { runtimeProbeOf } from './script-spec.js';
 export type VerdictStatus = 'compatible' | 'relocated' | 'incompatible' | 'unknown';
 
 /** Kinds of reasons a program does not run as it is (or not at all) on a kernel. */
-export type ReasonKind = UnresolvedKind | 'layout-pinned' | 'verifier-rejected' | 'unsupported-attach';
+export type ReasonKind =
+  | UnresolvedKind
+  | 'layout-pinned'
+  | 'verifier-rejected'
+  | 'unsupported-attach'
+  /**
+   * Not a refusal: the program reads kernel memory (bpf_probe_read_kernel, through
+   * bpf_get_current_task's task_struct) that a userspace runtime cannot see; those reads fail with
+   * -EFAULT and give zeros. Given up front so a `compatible` verdict is not taken for "the same
+   * results as on a kernel".
+   */
+  | 'kernel-memory';
 
 /** One reason, as data and as text. */
 export interface VerdictReason {
@@ -42,6 +53,14 @@ export interface Verdict {
   programs: ProgramVerdict[];
   /** All reasons of all programs. */
   reasons: VerdictReason[];
+  /**
+   * Programs left out because their event is not on this kernel while the others run (libbpf-tools
+   * turn such programs off with `bpf_program__set_autoload(false)`); empty when none. The relocated
+   * spec holds only the programs that run.
+   */
+  skipped: string[];
+  /** Programs that read kernel memory a userspace runtime cannot see (see the `kernel-memory` reason). */
+  kernelMemory: string[];
   /** The fixups computed (the input of {@link applyFixups}). */
   plan: FixupPlan;
   /** The relocated spec when the status is `compatible` or `relocated`. */
@@ -120,22 +139,74 @@ export function checkCompat(spec: ProgramSpec, profile: KernelProfile): Verdict 
     const status: VerdictStatus = reasons.length > 0 ? 'incompatible' : anyChange ? 'relocated' : 'compatible';
     programs.push({ program: pf.program, event, status, reasons, changes, absentFields });
   }
+  // optional programs: a program whose event this kernel lacks is skipped when every other
+  // program runs (and at least one does)
+  const runs = programs.filter((p) => p.status === 'compatible' || p.status === 'relocated');
+  const missing = programs.filter((p) => p.status === 'unknown' && p.reasons.length > 0 && p.reasons.every((r) => r.kind === 'event-missing'));
+  const skipped = runs.length > 0 && missing.length > 0 && runs.length + missing.length === programs.length ? missing.map((p) => p.program) : [];
   let status: VerdictStatus = 'compatible';
-  for (const p of programs) status = worseStatus(status, p.status);
+  for (const p of programs) if (!skipped.includes(p.program)) status = worseStatus(status, p.status);
   if (programs.length === 0) status = 'unknown';
+  // reads of kernel memory, said up front (not a refusal: the program runs, those reads give zeros)
+  const kernelMemory: string[] = [];
+  for (const p of programs) {
+    if (skipped.includes(p.program) || (p.status !== 'compatible' && p.status !== 'relocated')) continue;
+    const program = relocated.programs.find((x) => x.name === p.program)!;
+    const how = kernelMemoryHelpers(helpersOf(program.instructions));
+    if (how.length === 0) continue;
+    kernelMemory.push(p.program);
+    p.reasons.push({
+      kind: 'kernel-memory',
+      program: p.program,
+      event: p.event ?? program.section,
+      text: `${p.program}: reads kernel memory (${how.join(', ')}) that a userspace runtime cannot see: those reads fail with -EFAULT and give zeros (counted as kernelReadsFailed)`,
+    });
+  }
+  const runnable = status === 'compatible' || status === 'relocated';
   return {
     status,
     profile: { release: profile.release, arch: profile.arch, hash: profile.hash },
     programs,
     reasons: programs.flatMap((p) => p.reasons),
+    skipped,
+    kernelMemory,
     plan,
-    relocated: status === 'compatible' || status === 'relocated' ? relocated : undefined,
+    relocated: !runnable ? undefined : skipped.length === 0 ? relocated : { ...relocated, programs: relocated.programs.filter((p) => !skipped.includes(p.name)) },
   };
+}
+
+/**
+ * Helpers by which a tracepoint program reads kernel memory: bpf_probe_read_kernel(_str), or any
+ * probe read once it holds the current task (bpf_get_current_task(_btf): a task_struct pointer).
+ */
+const KERNEL_READS = new Map([
+  [113, 'bpf_probe_read_kernel'],
+  [115, 'bpf_probe_read_kernel_str'],
+  [35, 'bpf_get_current_task'],
+  [158, 'bpf_get_current_task_btf'],
+]);
+
+function kernelMemoryHelpers(helpers: readonly number[]): string[] {
+  return helpers.flatMap((id) => {
+    const name = KERNEL_READS.get(id);
+    return name === undefined ? [] : [name];
+  });
+}
+
+/**
+ * The status as a verdict line says it: `compatible`, or `compatible, reads kernel memory` when a
+ * program that runs reads memory a userspace runtime cannot see, and the programs skipped.
+ */
+export function verdictHeadline(v: Pick<Verdict, 'status' | 'skipped' | 'kernelMemory'>): string {
+  let head: string = v.status;
+  if (v.kernelMemory.length > 0) head += `, reads kernel memory (${v.kernelMemory.join(', ')})`;
+  if (v.skipped.length > 0) head += `; skipped: ${v.skipped.join(', ')} (event not on this kernel)`;
+  return head;
 }
 
 /** Readable text of a verdict: the status, then one line a reason or change. */
 export function formatVerdict(v: Verdict): string {
-  const lines: string[] = [v.status];
+  const lines: string[] = [verdictHeadline(v)];
   for (const p of v.programs) {
     for (const r of p.reasons) lines.push(`  ${r.kind}: ${r.text}`);
     for (const c of p.changes) lines.push(`  relocated ${p.program}: ${c}`);
@@ -151,9 +222,11 @@ export interface VerdictSummary {
   profile: Verdict['profile'];
   programs: ProgramVerdict[];
   reasons: VerdictReason[];
+  skipped: string[];
+  kernelMemory: string[];
 }
 
 /** A verdict without its fixup plan and relocated spec; survives `JSON.stringify` unchanged. */
 export function verdictSummary(v: Verdict): VerdictSummary {
-  return structuredClone({ status: v.status, profile: v.profile, programs: v.programs, reasons: v.reasons });
+  return structuredClone({ status: v.status, profile: v.profile, programs: v.programs, reasons: v.reasons, skipped: v.skipped, kernelMemory: v.kernelMemory });
 }

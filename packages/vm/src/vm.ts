@@ -238,6 +238,15 @@ export class Vm {
   /** xorshift32 state of `bpf_get_prandom_u32`. */
   randomState: number;
 
+  /**
+   * probe reads that failed since the VM was made, because the address is outside everything the
+   * VM holds (the record, the stack, map values): kernel memory (`bpf_probe_read_kernel*`, and the
+   * legacy `bpf_probe_read*`, which read kernel addresses first) and user memory
+   * (`bpf_probe_read_user*`). A userspace runtime sees neither; runtimes count them per program.
+   */
+  kernelReadsFailed = 0;
+  userReadsFailed = 0;
+
   /** Instructions executed by the last run. */
   insnCount = 0;
   /** Program and pc where the last run stopped. */

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { checkCompat, layoutHash, layoutOf, profileFormat, type Verdict, verdictSummary } from '@probeyard/compat';
+import { checkCompat, layoutHash, layoutOf, profileFormat, type Verdict, verdictHeadline, verdictSummary } from '@probeyard/compat';
 import { type Command, parseCommandArgs } from '../command.js';
 import { CliError, ExitCode } from '../io.js';
 import { runCompatMatrix } from './compat-matrix.js';
@@ -31,7 +31,7 @@ and field diffs of every cell that is not compatible.
 Exit codes: 0 runs on every kernel given, 1 refused or unknown on some (or not found), 2 unusable input.`;
 
 function row(name: string, v: Verdict): string[] {
-  const lines = [`${name}  ${v.status}`];
+  const lines = [`${name}  ${verdictHeadline(v)}`];
   for (const p of v.programs) {
     for (const r of p.reasons) lines.push(`    ${r.kind}: ${r.text}`);
     for (const c of p.changes) lines.push(`    relocated ${p.program}: ${c}`);

@@ -2,7 +2,7 @@
 // the feed, print the maps the way bpftrace does. The work is packages/runtime's (loadForProfile,
 // Dispatcher, encodeMapSnapshot, drawMaps), shared with the agent and the web app.
 
-import { formatVerdict, profileFormat } from '@probeyard/compat';
+import { formatVerdict, profileFormat, verdictHeadline } from '@probeyard/compat';
 import { type EventFormat, FormatError, type RecordStream } from '@probeyard/formats';
 import { openTraceDatStream, openTracefsStream, removeStaleInstances } from '@probeyard/formats/node';
 import { Dispatcher, drawMaps, encodeEvents, encodeMapSnapshot, formatOutputEvent, loadForProfile, type OutputEventJson, ScriptSession } from '@probeyard/runtime';
@@ -121,14 +121,21 @@ export const runCommand: Command = {
     const snapshot = encodeMapSnapshot(loaded, { runId: 'run', traceTimeNs: dispatcher.traceTimeNs, eventsSeen: target.eventsSeen, eventsLost });
     if (values.json) {
       io.stdout(
-        `${JSON.stringify({ verdict: { status: verdict.status, reasons: verdict.reasons, programs: verdict.programs }, records, eventsLost, lostByCpu, counters, target: target.counters, maps: snapshot.maps, ...(session === undefined ? { events, eventsDropped } : {}), ...(session !== undefined ? { output: printed } : {}) }, null, 2)}\n`,
+        `${JSON.stringify({ verdict: { status: verdict.status, reasons: verdict.reasons, programs: verdict.programs, skipped: verdict.skipped, kernelMemory: verdict.kernelMemory }, records, eventsLost, lostByCpu, counters, target: target.counters, maps: snapshot.maps, ...(session === undefined ? { events, eventsDropped } : {}), ...(session !== undefined ? { output: printed } : {}) }, null, 2)}\n`,
       );
       return ExitCode.ok;
     }
     const changes = verdict.programs.flatMap((p) => p.changes.map((c) => `${p.program}: ${c}`));
-    io.stderr(`${verdict.status} for this feed's kernel${changes.length ? ` (${changes.join('; ')})` : ''}; ${records} records\n`);
+    io.stderr(`${verdictHeadline(verdict)} for this feed's kernel${changes.length ? ` (${changes.join('; ')})` : ''}; ${records} records\n`);
     if (eventsLost > 0) io.stderr(`the feed lost ${eventsLost} events (${lostByCpu.map((n, cpu) => `cpu${cpu} ${n}`).join(', ')}): the maps miss them\n`);
     for (const c of counters) if (c.faults > 0) io.stderr(`${c.program}: ${c.faults} faults\n`);
+    for (const c of counters) {
+      if (c.kernelReadsFailed > 0) io.stderr(`${c.program}: ${c.kernelReadsFailed} reads of kernel memory failed (-EFAULT, zeros): a userspace runtime cannot see kernel memory\n`);
+      if (c.userReadsFailed > 0) io.stderr(`${c.program}: ${c.userReadsFailed} reads of user memory failed (-EFAULT, zeros): a replay holds no process memory\n`);
+    }
+    if (target.eventsSeen === 0) {
+      io.stderr(`no event matched: the feed has no records of ${loaded.events.join(', ') || 'the programs\' events'}\n`);
+    }
     if (eventsDropped > 0) io.stderr(`${eventsDropped} outputs dropped (over the output queue's bounds)\n`);
     // bpftrace prints two newlines after END's output, then the maps
     io.stdout(`${session !== undefined ? '\n\n' : ''}${drawMaps(snapshot.maps, { eventsLost })}`);
