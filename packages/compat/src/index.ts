@@ -109,3 +109,4 @@ export {
   diffProfiles,
   formatEventDiffs,
 } from './format-diff.js';
+export { parseRodataAssignment, type RodataValue, setRodata } from './rodata.js';

@@ -56,7 +56,10 @@ export function linkObjectProgram(spec: ObjectSpec, name?: string): LinkedProgra
   const globalIndex = new Map<string, number>();
   for (const g of spec.globals) {
     globalIndex.set(g.section, maps.length);
-    maps.push({ type: MapType.array, keySize: 4, valueSize: Math.max(g.size, 1), maxEntries: 1, name: g.section, readonly: g.readonly });
+    const def: MapDef = { type: MapType.array, keySize: 4, valueSize: Math.max(g.size, 1), maxEntries: 1, name: g.section, readonly: g.readonly };
+    // libbpf freezes .rodata before load: the verifier reads its initial bytes as constants
+    if (g.readonly && g.bytes !== undefined) def.frozen = new Uint8Array(g.bytes);
+    maps.push(def);
   }
 
   const setSrc = (insn: number, src: number) => {

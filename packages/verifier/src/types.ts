@@ -27,6 +27,11 @@ export interface MapDef {
   name?: string;
   /** Read-only for the program (`BPF_F_RDONLY_PROG`, `.rodata`). */
   readonly?: boolean;
+  /**
+   * The value of a read-only map frozen before load (`BPF_MAP_FREEZE`, as libbpf freezes
+   * `.rodata`): loads from it at a known offset are known constants, as in the kernel.
+   */
+  frozen?: Uint8Array;
 }
 
 /**

@@ -840,6 +840,16 @@ class Verifier implements LiveRegs {
           this.reject(i, `write into map forbidden, value_size=${def.valueSize} off=${base.off + insnOff} size=${size}`);
         }
         this.regionAccess(i, regNo, base, insnOff, size, def.valueSize, 'map value, value_size');
+        // a frozen read-only map (libbpf's .rodata): a load at a known offset is a known
+        // constant (check_mem_access → bpf_map_direct_read), so disabled options prune
+        if (kind === 'read' && def.frozen !== undefined && isConst(base.v) && size <= 8) {
+          const at = base.off + insnOff + Number(constValue(base.v));
+          if (at >= 0 && at + size <= def.frozen.length) {
+            let v = 0n;
+            for (let b = size - 1; b >= 0; b--) v = (v << 8n) | BigInt(def.frozen[at + b]!);
+            return constReg(v);
+          }
+        }
         return UNKNOWN_SCALAR_SIZED(size, kind);
       }
       case RegType.ringbufMem:

@@ -2,7 +2,7 @@
 // the feed, print the maps the way bpftrace does. The work is packages/runtime's (loadForProfile,
 // Dispatcher, encodeMapSnapshot, drawMaps), shared with the agent and the web app.
 
-import { formatVerdict, profileFormat, verdictHeadline } from '@probeyard/compat';
+import { CompatError, formatVerdict, parseRodataAssignment, profileFormat, setRodata, verdictHeadline } from '@probeyard/compat';
 import { type EventFormat, FormatError, type RecordStream } from '@probeyard/formats';
 import { openTraceDatStream, openTracefsStream, removeStaleInstances } from '@probeyard/formats/node';
 import { Dispatcher, drawMaps, encodeEvents, encodeMapSnapshot, formatOutputEvent, loadForProfile, type OutputEventJson, ScriptSession } from '@probeyard/runtime';
@@ -11,7 +11,7 @@ import { CliError, ExitCode } from '../io.js';
 import { scriptSpec } from '../script-input.js';
 import { loadProfile, loadSpecFile } from './inspect.js';
 
-const help = `usage: probeyard run PROGRAM|-e SCRIPT --feed FILE.dat|live [--duration S] [--json] [--built-against P]
+const help = `usage: probeyard run PROGRAM|-e SCRIPT --feed FILE.dat|live [--duration S] [--json] [--built-against P] [--set NAME=VALUE]...
 
 Runs a tracing program over a trace feed in Probeyard's VM: relocates it for the feed's own event
 formats (a trace.dat's formats, or this machine's tracefs), verifies it, runs every program on the
@@ -27,6 +27,9 @@ printf lines print as they come, BEGIN, END and interval probes run as bpftrace 
   --feed live      the live tracefs ring buffer (root), in a private instance
   --duration S     stop a live feed after S seconds (default 5)
   --built-against  formats the program was built for (names hard-coded offsets)
+  --set NAME=VAL   a .rodata option (\`const volatile\` variable) of the object, as a libbpf tool's
+                   command line sets it before load (repeatable): --set filter_pid=1234
+                   --set count_by_process=true. Frozen .rodata is constant to the verifier.
   --json           print { verdict, records, eventsLost, lostByCpu, counters, maps } as JSON
                    (maps as in an agent's map_snapshot output, docs/OUTPUTS.md)
 
@@ -43,6 +46,7 @@ export const runCommand: Command = {
           json: { type: 'boolean', default: false },
           'built-against': { type: 'string' },
           expr: { type: 'string', short: 'e' },
+          set: { type: 'string', multiple: true },
         }, help);
     const { values, positionals } = parsed;
     if (values.expr !== undefined && positionals.length > 0) throw new CliError(`-e SCRIPT and PROGRAM: give one of them\n\n${help}`);
@@ -53,7 +57,17 @@ export const runCommand: Command = {
     if (!Number.isFinite(duration) || duration <= 0) throw new CliError(`--duration takes seconds > 0, not ${values.duration}`);
     const profile = await loadProfile(feed);
     // a script compiles for the feed's kernel: its formats type args.FIELD, its events expand wildcards
-    const spec = values.expr !== undefined ? await scriptSpec('-e', new TextEncoder().encode(values.expr), profile) : await loadSpecFile(io, positionals[0]!, values['built-against'], profile);
+    const read = values.expr !== undefined ? await scriptSpec('-e', new TextEncoder().encode(values.expr), profile) : await loadSpecFile(io, positionals[0]!, values['built-against'], profile);
+    // --set NAME=VALUE: a .rodata option, as a libbpf tool's command line sets it before load
+    let spec = read;
+    if (values.set !== undefined && values.set.length > 0) {
+      try {
+        spec = setRodata(read, Object.fromEntries(values.set.map(parseRodataAssignment)));
+      } catch (e) {
+        if (e instanceof CompatError) throw new CliError(e.message);
+        throw e;
+      }
+    }
     // the feed first: its CPU count sizes per-CPU maps (a live instance enables only the events
     // the profile has; a program needing another one is refused below)
     const wantedEvents = spec.programs.flatMap((p) => (p.attach.kind === 'tracepoint' ? [`${p.attach.system}/${p.attach.event}`] : []));
