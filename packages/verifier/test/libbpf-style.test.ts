@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readBpfObject } from '@probeyard/formats';
 import { describe, expect, it } from 'vitest';
-import { linkObjectProgram, POISON_CALL_KFUNC_BASE, verify } from '../src/index.js';
+import { linkObjectProgram, type MapDef, POISON_CALL_KFUNC_BASE, verify } from '../src/index.js';
 import { asm } from './support.js';
 
 // r1 = .rodata value: if (*(u32 *)(value + 4)) call an unknown helper (rejected where reachable)
@@ -30,7 +30,7 @@ out:
 describe('frozen read-only maps (.rodata)', () => {
   const { bytes, maps } = asm(option);
   const frozen = (value: number[]) => [{ ...maps[0]!, readonly: true, frozen: Uint8Array.from(value) }];
-  it.each<[string, Parameters<typeof verify>[1]['maps'], boolean]>([
+  it.each<[string, MapDef[], boolean]>([
     ['not frozen: both branches explored, the bad call found', maps, false],
     ['frozen with the option off: the branch is dead', frozen([0, 0, 0, 0, 0, 0, 0, 0]), true],
     ['frozen with the option on: the bad call is reached', frozen([0, 0, 0, 0, 1, 0, 0, 0]), false],
@@ -123,11 +123,12 @@ describe.skipIf(!existsSync(corpus))('libbpf-style objects (examples/libbpf)', (
       expect(r.ok).toBe(true);
       const thawed = verify(linked.bytes, { maps: linked.maps.map(({ frozen: _f, ...m }) => m) });
       expect(thawed.ok).toBe(true);
-      return [r.stats.insnsProcessed, thawed.stats.insnsProcessed];
+      return [r.stats.insnsProcessed, thawed.stats.insnsProcessed] as const;
     });
     // frozen: what the kernel walks (20, 60 in Linux 6.18); not frozen: every option explored
-    expect(processed[0]![0]).toBeLessThan(processed[0]![1]);
-    expect(processed[1]![0]).toBeLessThan(processed[1]![1]);
-    expect(processed[1]![0]).toBeLessThanOrEqual(60);
+    const [enter, exit] = processed as [readonly [number, number], readonly [number, number]];
+    expect(enter[0]).toBeLessThan(enter[1]);
+    expect(exit[0]).toBeLessThan(exit[1]);
+    expect(exit[0]).toBeLessThanOrEqual(60);
   });
 });
