@@ -1,7 +1,7 @@
 import { type Diagnostic, verify } from '@probeyard/verifier';
 import { applyFixups, computeFixups, type FixupPlan, type UnresolvedKind } from './fixups.js';
 import type { KernelProfile } from './kernel-profile.js';
-import { helpersOf, mapDefsOf } from './manifest.js';
+import { mapDefsOf } from './manifest.js';
 import type { ProgramSpec } from './program-spec.js';
 import { runtimeProbeOf } from './script-spec.js';
 
@@ -15,7 +15,7 @@ export type ReasonKind =
   | 'verifier-rejected'
   | 'unsupported-attach'
   /**
-   * Not a refusal: the program reads kernel memory (bpf_probe_read_kernel, through
+   * Not a refusal: the program reads kernel memory (bpf_probe_read_kernel from a pointer such as
    * bpf_get_current_task's task_struct) that a userspace runtime cannot see; those reads fail with
    * -EFAULT and give zeros. Given up front so a `compatible` verdict is not taken for "the same
    * results as on a kernel".
@@ -85,6 +85,8 @@ export function checkCompat(spec: ProgramSpec, profile: KernelProfile): Verdict 
   const plan = computeFixups(spec, profile);
   const relocated = applyFixups(spec, plan);
   const programs: ProgramVerdict[] = [];
+  /** Per program: the helpers by which it reads kernel memory (from the verifier's report). */
+  const kernelReads = new Map<string, string[]>();
   for (const pf of plan.programs) {
     const program = relocated.programs.find((p) => p.name === pf.program)!;
     const reasons: VerdictReason[] = [];
@@ -117,6 +119,7 @@ export function checkCompat(spec: ProgramSpec, profile: KernelProfile): Verdict 
       reasons.push(r);
     }
     const result = verify(program.instructions, { maps: mapDefsOf(relocated), context: { kind: 'tracepoint', event: pf.format } });
+    kernelReads.set(pf.program, kernelMemoryHelpers(result.outsideReads ?? []));
     if (!result.ok) {
       const d = result.diagnostics[0];
       const poisoned = d === undefined ? undefined : pf.fixups.find((f) => f.action === 'poison' && f.insnIndex === d.insnIndex);
@@ -152,7 +155,7 @@ export function checkCompat(spec: ProgramSpec, profile: KernelProfile): Verdict 
   for (const p of programs) {
     if (skipped.includes(p.program) || (p.status !== 'compatible' && p.status !== 'relocated')) continue;
     const program = relocated.programs.find((x) => x.name === p.program)!;
-    const how = kernelMemoryHelpers(helpersOf(program.instructions));
+    const how = kernelReads.get(p.program) ?? [];
     if (how.length === 0) continue;
     kernelMemory.push(p.program);
     p.reasons.push({
@@ -175,22 +178,26 @@ export function checkCompat(spec: ProgramSpec, profile: KernelProfile): Verdict 
   };
 }
 
-/**
- * Helpers by which a tracepoint program reads kernel memory: bpf_probe_read_kernel(_str), or any
- * probe read once it holds the current task (bpf_get_current_task(_btf): a task_struct pointer).
- */
+/** Helpers that read kernel memory (the legacy probe_read reads kernel addresses first). */
 const KERNEL_READS = new Map([
+  [4, 'bpf_probe_read'],
+  [45, 'bpf_probe_read_str'],
   [113, 'bpf_probe_read_kernel'],
   [115, 'bpf_probe_read_kernel_str'],
-  [35, 'bpf_get_current_task'],
-  [158, 'bpf_get_current_task_btf'],
 ]);
 
-function kernelMemoryHelpers(helpers: readonly number[]): string[] {
-  return helpers.flatMap((id) => {
-    const name = KERNEL_READS.get(id);
-    return name === undefined ? [] : [name];
-  });
+/**
+ * The kernel-memory helpers among the verifier's `outsideReads` (probe reads from a plain number,
+ * such as a `task_struct` pointer from bpf_get_current_task or a socket pointer of a record), once
+ * each in id order. A probe read of the record, the stack or a map value is not one.
+ */
+function kernelMemoryHelpers(reads: readonly { helper: number }[]): string[] {
+  return [...new Set(reads.map((r) => r.helper))]
+    .sort((a, b) => a - b)
+    .flatMap((id) => {
+      const name = KERNEL_READS.get(id);
+      return name === undefined ? [] : [name];
+    });
 }
 
 /**

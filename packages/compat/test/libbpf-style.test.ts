@@ -79,8 +79,8 @@ describe.skipIf(!existsSync(dat))('libbpf-style objects (examples/libbpf)', () =
     expect(v.kernelMemory).toEqual(['handle_exec', 'handle_exit']);
     expect(v.relocated).toBeDefined();
     expect(v.reasons.map((r) => r.text)).toEqual([
-      'handle_exec: reads kernel memory (bpf_get_current_task, bpf_probe_read_kernel) that a userspace runtime cannot see: those reads fail with -EFAULT and give zeros (counted as kernelReadsFailed)',
-      'handle_exit: reads kernel memory (bpf_get_current_task, bpf_probe_read_kernel) that a userspace runtime cannot see: those reads fail with -EFAULT and give zeros (counted as kernelReadsFailed)',
+      'handle_exec: reads kernel memory (bpf_probe_read_kernel) that a userspace runtime cannot see: those reads fail with -EFAULT and give zeros (counted as kernelReadsFailed)',
+      'handle_exit: reads kernel memory (bpf_probe_read_kernel) that a userspace runtime cannot see: those reads fail with -EFAULT and give zeros (counted as kernelReadsFailed)',
     ]);
     expect(formatVerdict(v).split('\n')[0]).toBe('compatible, reads kernel memory (handle_exec, handle_exit)');
     // a record's __data_loc string read with bpf_probe_read_str is not kernel memory

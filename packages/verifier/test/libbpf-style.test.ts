@@ -131,4 +131,14 @@ describe.skipIf(!existsSync(corpus))('libbpf-style objects (examples/libbpf)', (
     expect(exit[0]).toBeLessThan(exit[1]);
     expect(exit[0]).toBeLessThanOrEqual(60);
   });
+
+  it('outsideReads: probe reads from a plain number (a task_struct), not those of the record', () => {
+    const boot = readBpfObject(new Uint8Array(readFileSync(join(corpus, 'bootstrap.bpf.o'))));
+    const exec = linkObjectProgram(boot, 'handle_exec');
+    const reads = verify(exec.bytes, { maps: exec.maps }).outsideReads ?? [];
+    // BPF_CORE_READ(task, real_parent, tgid): two bpf_probe_read_kernel; the file name is read from ctx
+    expect(reads.map((r) => r.helper)).toEqual([113, 113]);
+    const snoop = linkObjectProgram(readBpfObject(new Uint8Array(readFileSync(join(corpus, 'execsnoop.bpf.o')))), 'handle_exec');
+    expect(verify(snoop.bytes, { maps: snoop.maps }).outsideReads).toEqual([]);
+  });
 });
