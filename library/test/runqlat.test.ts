@@ -62,10 +62,14 @@ if ('missing' in corpus) console.log(`runqlat verdict on the corpus trace.dat sk
 describe.each([['sched-small.dat', schedSmall], ...('path' in corpus ? [['corpus trace.dat', corpus.path] as [string, string]] : [])])(
   'runqlat on %s (sched_switch and sched_wakeup only)',
   (_, path) => {
-    it('is unknown: the recording has no sched_wakeup_new', async () => {
-      const v = checkCompat(await librarySpec('runqlat'), await readProfile(path));
-      expect(v.status).toBe('unknown');
+    it('runs without its sched_wakeup_new program: the recording has none (an optional program, skipped)', async () => {
+      const spec = await librarySpec('runqlat');
+      const v = checkCompat(spec, await readProfile(path));
+      expect(v.status).not.toBe('unknown');
       expect(v.reasons.map((r) => [r.kind, r.event])).toEqual([['event-missing', 'sched/sched_wakeup_new']]);
+      const skipped = spec.programs.filter((p) => p.attach.kind === 'tracepoint' && p.attach.event === 'sched_wakeup_new').map((p) => p.name);
+      expect(v.skipped).toEqual(skipped);
+      expect(v.relocated!.programs.map((p) => p.name)).toEqual(spec.programs.map((p) => p.name).filter((n) => !skipped.includes(n)));
     });
   },
 );

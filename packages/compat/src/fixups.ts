@@ -4,7 +4,7 @@
 // whether the program still holds (a poisoned instruction on a path guarded by `field exists` is
 // dead code there).
 
-import type { EventFormat } from '@probeyard/formats';
+import { type EventFormat, parseSyscallArgField } from '@probeyard/formats';
 import { CompatError } from './errors.js';
 import { type LayoutField, layoutHash, layoutOf } from './event-layout.js';
 import { findProfileEvent, type KernelProfile } from './kernel-profile.js';
@@ -131,6 +131,18 @@ function valueFixup(program: SpecProgram, access: NamedAccess, target: LayoutFie
   return patch(access, target, insn, { imm: value }, `${access.field} ${what}: ${insn.imm} → ${value}`);
 }
 
+/**
+ * The format's field an access names: by name, or for `syscall_trace_enter.args[i]`
+ * ({@link syscallArgField}) the i-th field after `__syscall_nr` (a syscall's format lists its
+ * arguments there, in order).
+ */
+function targetField(fields: readonly LayoutField[], field: string): LayoutField | undefined {
+  const arg = parseSyscallArgField(field);
+  if (arg === undefined) return fields.find((f) => f.name === field);
+  const nr = fields.findIndex((f) => f.name === '__syscall_nr');
+  return nr < 0 ? undefined : fields[nr + 1 + arg];
+}
+
 /** The fixup of one named access against the profile's format of its event (undefined: no such event). */
 function fixupOf(program: SpecProgram, access: NamedAccess, format: EventFormat | undefined, sizedFields: ReadonlySet<string>): Fixup {
   const eventName = access.event;
@@ -138,7 +150,7 @@ function fixupOf(program: SpecProgram, access: NamedAccess, format: EventFormat 
     if (access.kind === 'exists') return valueFixup(program, access, undefined, 0, 'exists');
     return poison(access, undefined, 'event-missing', `${access.field}: event ${eventName} is not in the profile`);
   }
-  const target = layoutOf(format).fields.find((f) => f.name === access.field);
+  const target = targetField(layoutOf(format).fields, access.field);
   const built = access.built;
   const dynamicMismatch = (): Fixup | undefined => {
     if (target === undefined) return undefined;

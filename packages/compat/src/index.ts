@@ -101,6 +101,7 @@ export {
   type CompatOptions,
   checkCompat,
   formatVerdict,
+  verdictHeadline,
   verdictSummary,
   worseStatus,
 } from './verdict.js';
@@ -112,3 +113,4 @@ export {
   diffProfiles,
   formatEventDiffs,
 } from './format-diff.js';
+export { parseRodataAssignment, type RodataValue, setRodata } from './rodata.js';

@@ -65,7 +65,12 @@ export interface Manifest {
 export function mapDefsOf(spec: ProgramSpec): MapDef[] {
   return spec.maps.map((m) => {
     const d: MapDef = { type: m.type, keySize: m.keySize, valueSize: m.valueSize, maxEntries: m.maxEntries, name: m.name };
-    if (m.readonly) d.readonly = true;
+    if (m.readonly) {
+      d.readonly = true;
+      // libbpf freezes .rodata before load: its bytes are the verifier's constants
+      const bytes = m.globalSection === undefined ? undefined : spec.globals.find((g) => g.section === m.globalSection)?.bytes;
+      if (bytes !== undefined) d.frozen = bytes;
+    }
     return d;
   });
 }

@@ -256,7 +256,7 @@ function specOfObject(bytes: Uint8Array, options: ReadProgramOptions): ProgramSp
       linked = linkObjectProgram(object, p.name);
     } catch (e) {
       if (e instanceof VerifierError) {
-        throw new CompatError(e.code === 'unsupported' ? 'unsupported' : 'malformed', `link program ${p.name}: ${e.message}`, { program: p.name, cause: e });
+        throw new CompatError(e.code === 'unsupported' ? 'unsupported' : 'malformed', e.message.startsWith('link program') ? e.message : `link program ${p.name}: ${e.message}`, { program: p.name, cause: e });
       }
       throw e;
     }
@@ -277,7 +277,15 @@ function specOfObject(bytes: Uint8Array, options: ReadProgramOptions): ProgramSp
       const step = entry ? members[1] : members[0];
       let built: BuiltField | undefined;
       let addend = 0;
-      if (step !== undefined && step.kind === 'member' && btf !== undefined) {
+      if (a.syscallArg !== undefined && step !== undefined && step.kind === 'member' && btf !== undefined) {
+        // `syscall_trace_enter.args[i]`: an `unsigned long` at args + i × sizeof(long), standing
+        // for the i-th argument field of the syscall's format
+        const t = btf.type(btf.resolve(step.typeId));
+        const elem = t.kind === 'array' ? btf.sizeOf(t.type) : 8;
+        const fieldByteOffset = step.bitOffset / 8 + a.syscallArg * elem;
+        built = { byteOffset: fieldByteOffset, size: elem, signed: false, array: false };
+        addend = a.kind === 'byte-offset' ? a.byteOffset - fieldByteOffset : 0;
+      } else if (step !== undefined && step.kind === 'member' && btf !== undefined) {
         const fieldByteOffset = ((entry ? (members[0]?.kind === 'member' ? members[0].bitOffset : 0) : 0) + step.bitOffset) / 8;
         const t = btf.type(btf.resolve(step.typeId));
         built = { byteOffset: fieldByteOffset, size: btf.sizeOf(step.typeId), signed: btf.isSigned(step.typeId), array: t.kind === 'array' };

@@ -13,7 +13,19 @@ export type VerdictStatus = 'compatible' | 'relocated' | 'incompatible' | 'unkno
  * `signedness-changed`: a scalar field the program reads is signed where it was built unsigned
  * (or the reverse), so a test such as `error < 0` or a widening load changes meaning.
  */
-export type ReasonKind = UnresolvedKind | 'layout-pinned' | 'verifier-rejected' | 'unsupported-attach' | 'signedness-changed';
+export type ReasonKind =
+  | UnresolvedKind
+  | 'layout-pinned'
+  | 'verifier-rejected'
+  | 'unsupported-attach'
+  | 'signedness-changed'
+  /**
+   * Not a refusal: the program reads kernel memory (bpf_probe_read_kernel from a pointer such as
+   * bpf_get_current_task's task_struct) that a userspace runtime cannot see; those reads fail with
+   * -EFAULT and give zeros. Given up front so a `compatible` verdict is not taken for "the same
+   * results as on a kernel".
+   */
+  | 'kernel-memory';
 
 /** Options of {@link checkCompat}. */
 export interface CompatOptions {
@@ -56,6 +68,14 @@ export interface Verdict {
   programs: ProgramVerdict[];
   /** All reasons of all programs. */
   reasons: VerdictReason[];
+  /**
+   * Programs left out because their event is not on this kernel while the others run (libbpf-tools
+   * turn such programs off with `bpf_program__set_autoload(false)`); empty when none. The relocated
+   * spec holds only the programs that run.
+   */
+  skipped: string[];
+  /** Programs that read kernel memory a userspace runtime cannot see (see the `kernel-memory` reason). */
+  kernelMemory: string[];
   /** The fixups computed (the input of {@link applyFixups}). */
   plan: FixupPlan;
   /** The relocated spec when the status is `compatible` or `relocated`. */
@@ -118,6 +138,8 @@ export function checkCompat(spec: ProgramSpec, profile: KernelProfile, options: 
   const plan = computeFixups(spec, profile);
   const relocated = applyFixups(spec, plan);
   const programs: ProgramVerdict[] = [];
+  /** Per program: the helpers by which it reads kernel memory (from the verifier's report). */
+  const kernelReads = new Map<string, string[]>();
   for (const pf of plan.programs) {
     const program = relocated.programs.find((p) => p.name === pf.program)!;
     const reasons: VerdictReason[] = [];
@@ -152,6 +174,7 @@ export function checkCompat(spec: ProgramSpec, profile: KernelProfile, options: 
       reasons.push(r);
     }
     const result = verify(program.instructions, { maps: mapDefsOf(relocated), context: { kind: 'tracepoint', event: pf.format } });
+    kernelReads.set(pf.program, kernelMemoryHelpers(result.outsideReads ?? []));
     if (!result.ok) {
       const d = result.diagnostics[0];
       const poisoned = d === undefined ? undefined : pf.fixups.find((f) => f.action === 'poison' && f.insnIndex === d.insnIndex);
@@ -177,22 +200,79 @@ export function checkCompat(spec: ProgramSpec, profile: KernelProfile, options: 
     const status: VerdictStatus = reasons.length > 0 ? (onlyMissing && !profile.complete ? 'unknown' : 'incompatible') : anyChange ? 'relocated' : 'compatible';
     programs.push({ program: pf.program, event, status, reasons, changes, absentFields });
   }
+  // optional programs: a program whose event this kernel lacks is skipped when every other
+  // program runs (and at least one does)
+  const runs = programs.filter((p) => p.status === 'compatible' || p.status === 'relocated');
+  // (incompatible on a complete profile, unknown on a partial one: either way only its event is missing)
+  const missing = programs.filter((p) => p.reasons.length > 0 && p.reasons.every((r) => r.kind === 'event-missing'));
+  const skipped = runs.length > 0 && missing.length > 0 && runs.length + missing.length === programs.length ? missing.map((p) => p.program) : [];
   let status: VerdictStatus = 'compatible';
-  for (const p of programs) status = worseStatus(status, p.status);
+  for (const p of programs) if (!skipped.includes(p.program)) status = worseStatus(status, p.status);
   if (programs.length === 0) status = 'unknown';
+  // reads of kernel memory, said up front (not a refusal: the program runs, those reads give zeros)
+  const kernelMemory: string[] = [];
+  for (const p of programs) {
+    if (skipped.includes(p.program) || (p.status !== 'compatible' && p.status !== 'relocated')) continue;
+    const program = relocated.programs.find((x) => x.name === p.program)!;
+    const how = kernelReads.get(p.program) ?? [];
+    if (how.length === 0) continue;
+    kernelMemory.push(p.program);
+    p.reasons.push({
+      kind: 'kernel-memory',
+      program: p.program,
+      event: p.event ?? program.section,
+      text: `${p.program}: reads kernel memory (${how.join(', ')}) that a userspace runtime cannot see: those reads fail with -EFAULT and give zeros (counted as kernelReadsFailed)`,
+    });
+  }
+  const runnable = status === 'compatible' || status === 'relocated';
   return {
     status,
     profile: { release: profile.release, arch: profile.arch, hash: profile.hash, complete: profile.complete },
     programs,
     reasons: programs.flatMap((p) => p.reasons),
+    skipped,
+    kernelMemory,
     plan,
-    relocated: status === 'compatible' || status === 'relocated' ? relocated : undefined,
+    relocated: !runnable ? undefined : skipped.length === 0 ? relocated : { ...relocated, programs: relocated.programs.filter((p) => !skipped.includes(p.name)) },
   };
+}
+
+/** Helpers that read kernel memory (the legacy probe_read reads kernel addresses first). */
+const KERNEL_READS = new Map([
+  [4, 'bpf_probe_read'],
+  [45, 'bpf_probe_read_str'],
+  [113, 'bpf_probe_read_kernel'],
+  [115, 'bpf_probe_read_kernel_str'],
+]);
+
+/**
+ * The kernel-memory helpers among the verifier's `outsideReads` (probe reads from a plain number,
+ * such as a `task_struct` pointer from bpf_get_current_task or a socket pointer of a record), once
+ * each in id order. A probe read of the record, the stack or a map value is not one.
+ */
+function kernelMemoryHelpers(reads: readonly { helper: number }[]): string[] {
+  return [...new Set(reads.map((r) => r.helper))]
+    .sort((a, b) => a - b)
+    .flatMap((id) => {
+      const name = KERNEL_READS.get(id);
+      return name === undefined ? [] : [name];
+    });
+}
+
+/**
+ * The status as a verdict line says it: `compatible`, or `compatible, reads kernel memory` when a
+ * program that runs reads memory a userspace runtime cannot see, and the programs skipped.
+ */
+export function verdictHeadline(v: Pick<Verdict, 'status' | 'skipped' | 'kernelMemory'>): string {
+  let head: string = v.status;
+  if (v.kernelMemory.length > 0) head += `, reads kernel memory (${v.kernelMemory.join(', ')})`;
+  if (v.skipped.length > 0) head += `; skipped: ${v.skipped.join(', ')} (event not on this kernel)`;
+  return head;
 }
 
 /** Readable text of a verdict: the status, then one line a reason or change. */
 export function formatVerdict(v: Verdict): string {
-  const lines: string[] = [v.status];
+  const lines: string[] = [verdictHeadline(v)];
   for (const p of v.programs) {
     for (const r of p.reasons) lines.push(`  ${r.kind}: ${r.text}`);
     for (const c of p.changes) lines.push(`  relocated ${p.program}: ${c}`);
@@ -208,9 +288,11 @@ export interface VerdictSummary {
   profile: Verdict['profile'];
   programs: ProgramVerdict[];
   reasons: VerdictReason[];
+  skipped: string[];
+  kernelMemory: string[];
 }
 
 /** A verdict without its fixup plan and relocated spec; survives `JSON.stringify` unchanged. */
 export function verdictSummary(v: Verdict): VerdictSummary {
-  return structuredClone({ status: v.status, profile: v.profile, programs: v.programs, reasons: v.reasons });
+  return structuredClone({ status: v.status, profile: v.profile, programs: v.programs, reasons: v.reasons, skipped: v.skipped, kernelMemory: v.kernelMemory });
 }

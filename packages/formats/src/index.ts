@@ -85,6 +85,8 @@ export {
   type TracepointFieldAccess,
   type TracepointFieldKind,
   parseTraceEventStructName,
+  parseSyscallArgField,
+  syscallArgField,
   tracepointFieldAccesses,
   formatTracepointFieldAccess,
 } from './object/tracepoint-fields.js';

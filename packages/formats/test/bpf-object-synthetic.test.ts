@@ -55,7 +55,7 @@ describe('synthetic objects', () => {
         ['R_BPF_64_64', '.text'],
       ]);
       expect(spec.program('probe')?.relocations).toEqual([
-        { insnIndex: 0, byteOffset: 0, symbol: 'bpf_ksym', elfType: 1, kind: 'extern' },
+        { insnIndex: 0, byteOffset: 0, symbol: 'bpf_ksym', elfType: 1, kind: 'extern', weak: false, call: false },
         { insnIndex: 2, byteOffset: 16, symbol: 'b', elfType: 10, kind: 'call', targetSection: '.text', targetByteOffset: 16, target: 'b' },
         { insnIndex: 3, byteOffset: 24, symbol: '.text', elfType: 1, kind: 'func-address', targetSection: '.text', targetByteOffset: 16, target: 'b' },
       ]);

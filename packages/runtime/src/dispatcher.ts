@@ -22,6 +22,10 @@ export interface TargetCounters {
   cpuNs: number;
   /** Outputs (ring buffer, perf, printk) dropped over the output queue's bounds. */
   outputsDropped: number;
+  /** probe reads of kernel memory that failed (-EFAULT, zeros): memory a userspace runtime cannot see. */
+  kernelReadsFailed: number;
+  /** probe reads of user memory that failed the same way. */
+  userReadsFailed: number;
 }
 
 /** A run that faulted: where, why, and the record it ran on (a copy). */
@@ -73,6 +77,8 @@ export class AttachedTarget {
       lostEvents: this.lostEvents,
       cpuNs: 0,
       outputsDropped: this.loaded.outputs.droppedTotal,
+      kernelReadsFailed: 0,
+      userReadsFailed: 0,
     };
     for (const p of this.loaded.programs) {
       const r = p.runtime.counters;
@@ -81,6 +87,8 @@ export class AttachedTarget {
       c.faults += r.faults;
       c.budgetExhaustions += r.budgetExhaustions;
       c.cpuNs += r.timeNs;
+      c.kernelReadsFailed += r.kernelReadsFailed;
+      c.userReadsFailed += r.userReadsFailed;
     }
     c.cpuNs = Math.round(c.cpuNs);
     return c;

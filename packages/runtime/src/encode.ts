@@ -165,7 +165,10 @@ export function encodeEvents(loaded: LoadedSpec, outputs: readonly VmOutput[], d
 }
 
 /** A `counters` payload of a target's counters. */
-export function encodeCounters(c: TargetCounters, options: { runId: string; takenAt?: Date; kernelReadsFailed?: number }): CountersPayload {
+export function encodeCounters(
+  c: Omit<TargetCounters, 'kernelReadsFailed' | 'userReadsFailed'> & Partial<Pick<TargetCounters, 'kernelReadsFailed'>>,
+  options: { runId: string; takenAt?: Date; kernelReadsFailed?: number },
+): CountersPayload {
   return {
     v: 1,
     runId: options.runId,
@@ -177,6 +180,6 @@ export function encodeCounters(c: TargetCounters, options: { runId: string; take
     lostEvents: c.lostEvents,
     cpuNs: c.cpuNs,
     outputsDropped: c.outputsDropped,
-    kernelReadsFailed: options.kernelReadsFailed ?? 0,
+    kernelReadsFailed: options.kernelReadsFailed ?? c.kernelReadsFailed ?? 0,
   };
 }

@@ -9,6 +9,8 @@ export {
   type Refusal,
   LoadedSpec,
   loadSpec,
+  loadedMaxEntries,
+  DEFAULT_STACK_TRACE_ENTRIES,
   loadForProfile,
   mapMemoryBytes,
 } from './load-spec.js';
@@ -68,3 +70,4 @@ export {
   compareKeys,
 } from './draw/histogram-data.js';
 export { type DrawMapsOptions, drawMap, drawMaps, valueText } from './draw/draw-maps.js';
+export { formatOutputEvent, traceSeconds } from './draw/events.js';

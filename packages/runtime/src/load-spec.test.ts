@@ -1,7 +1,7 @@
 import { profileFormat } from '@probeyard/compat';
 import { describe, expect, it } from 'vitest';
 import { asmSpec, exampleSpec, fixtureProfile, recordOf } from '../test/fixtures.js';
-import { loadForProfile, loadSpec, mapMemoryBytes } from './load-spec.js';
+import { DEFAULT_STACK_TRACE_ENTRIES, loadedMaxEntries, loadForProfile, loadSpec, mapMemoryBytes } from './load-spec.js';
 
 describe('loadForProfile', () => {
   it('relocates runqlat for 3.10.49, loads it on the compiled tier and says what moved', async () => {
@@ -99,5 +99,45 @@ main:
   exit
 `);
     expect(mapMemoryBytes(spec, 4)).toBe(10 * (4 + 16 * 4) + 4096);
+  });
+});
+
+describe('maps sized at load (max_entries 0, as libbpf-tools leave them)', () => {
+  it.each<[string, number, number, number]>([
+    ['a perf event array: one slot per CPU of the feed', 4, 6, 6],
+    ['a perf event array on a one-CPU feed', 4, 1, 1],
+    ['a stack-trace map: libbpf-tools\' default storage size', 7, 4, DEFAULT_STACK_TRACE_ENTRIES],
+    ['a hash map: nothing libbpf would give it', 1, 4, 0],
+  ])('%s', (_what, type, cpus, entries) => {
+    expect(loadedMaxEntries({ type, maxEntries: 0 }, cpus)).toBe(entries);
+    expect(loadedMaxEntries({ type, maxEntries: 12 }, cpus)).toBe(12);
+  });
+
+  it('loads a perf event array and a stack-trace map of 0 entries; refuses a hash map of 0 entries by name', async () => {
+    const sized = await asmSpec(`.license "GPL"
+.map events perf_event_array key=4 value=4 entries=0
+.map stacks stack_trace key=4 value=1016 entries=0
+.section tracepoint/raw_syscalls/sys_enter
+main:
+  r0 = 0
+  exit
+`);
+    const out = loadForProfile(sized, await fixtureProfile('linux-6.18'), { cpuCount: 3 });
+    if (!out.ok) throw new Error(out.status === 'failed' ? out.fault.message : out.status);
+    expect(out.loaded.maps.map((m) => m.spec.maxEntries)).toEqual([3, DEFAULT_STACK_TRACE_ENTRIES]);
+    expect(mapMemoryBytes(sized, 3)).toBe(3 * (4 + 8) + DEFAULT_STACK_TRACE_ENTRIES * (4 + 1016));
+    const unsized = await asmSpec(`.license "GPL"
+.map counts hash key=4 value=8 entries=0
+.section tracepoint/raw_syscalls/sys_enter
+main:
+  r0 = 0
+  exit
+`);
+    const refused = loadForProfile(unsized, await fixtureProfile('linux-6.18'));
+    if (refused.ok || refused.status !== 'failed') throw new Error(refused.status);
+    expect(refused.fault.map).toBe('counts');
+    expect(refused.fault.message).toBe(
+      'load maps: map counts has max_entries 0: its tool sizes it in user space before load (bpf_map__set_max_entries), and a hash has no size libbpf would give it; build it with a size',
+    );
   });
 });

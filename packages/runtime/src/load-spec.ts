@@ -13,6 +13,7 @@ import {
   loadProgram,
   type MapSnapshot,
   type MapType,
+  mapTypeNames,
   snapshotMap,
   type TraceRecordLike,
   Vm,
@@ -134,6 +135,24 @@ export class LoadedSpec {
 
 const perCpuTypes = new Set([5, 6, 10]);
 
+/** libbpf-tools' default `--stack-storage-size` (offcputime, profile, ...): stack-trace slots. */
+export const DEFAULT_STACK_TRACE_ENTRIES = 1024;
+
+/**
+ * `max_entries` of a map once loaded on `cpuCount` CPUs, as libbpf sizes maps an object leaves at
+ * 0: a perf event array gets one slot per CPU (libbpf's `libbpf_num_possible_cpus()`: here the
+ * feed's CPUs), a stack-trace map libbpf-tools' default of {@link DEFAULT_STACK_TRACE_ENTRIES}
+ * (their user-space halves set it before load). Any other map of 0 entries stays 0, which
+ * {@link loadSpec} refuses with the map's name: its tool sizes it in user space, and nothing
+ * here knows how big.
+ */
+export function loadedMaxEntries(map: { type: number; maxEntries: number }, cpuCount: number): number {
+  if (map.maxEntries !== 0) return map.maxEntries;
+  if (map.type === 4) return Math.max(1, cpuCount);
+  if (map.type === 7) return DEFAULT_STACK_TRACE_ENTRIES;
+  return 0;
+}
+
 /**
  * Bytes the maps of `spec` take once loaded on `cpuCount` CPUs (keys, values and per-CPU copies;
  * ring buffers their size), so a loader can refuse a spec over its memory budget before creating
@@ -142,8 +161,9 @@ const perCpuTypes = new Set([5, 6, 10]);
 export function mapMemoryBytes(spec: ProgramSpec, cpuCount = 1): number {
   let total = 0;
   for (const m of spec.maps) {
-    if (m.type === 27) total += m.maxEntries;
-    else total += m.maxEntries * (m.keySize + ((m.valueSize + 7) & ~7) * (perCpuTypes.has(m.type) ? cpuCount : 1));
+    const entries = loadedMaxEntries(m, cpuCount);
+    if (m.type === 27) total += entries;
+    else total += entries * (m.keySize + ((m.valueSize + 7) & ~7) * (perCpuTypes.has(m.type) ? cpuCount : 1));
   }
   return total;
 }
@@ -158,8 +178,16 @@ export function mapMemoryBytes(spec: ProgramSpec, cpuCount = 1): number {
 export function loadSpec(spec: ProgramSpec, options: LoadSpecOptions = {}): LoadedSpec {
   const cpuCount = Math.max(1, options.cpuCount ?? 1);
   const maps = spec.maps.map((m) => {
+    const maxEntries = loadedMaxEntries(m, cpuCount);
+    if (maxEntries === 0) {
+      throw new RuntimeError(
+        'load-fault',
+        `load maps: map ${m.name} has max_entries 0: its tool sizes it in user space before load (bpf_map__set_max_entries), and a ${mapTypeLabel(m.type)} has no size libbpf would give it; build it with a size`,
+        { map: m.name },
+      );
+    }
     try {
-      return createMap({ name: m.name, type: m.type as MapType, keySize: m.keySize, valueSize: m.valueSize, maxEntries: m.maxEntries, flags: m.flags }, { cpuCount });
+      return createMap({ name: m.name, type: m.type as MapType, keySize: m.keySize, valueSize: m.valueSize, maxEntries, flags: m.flags }, { cpuCount });
     } catch (e) {
       if (!isVmError(e)) throw e;
       throw new RuntimeError('load-fault', `load maps: ${e.message}`, { map: m.name, cause: e });
@@ -214,6 +242,10 @@ export function loadSpec(spec: ProgramSpec, options: LoadSpecOptions = {}): Load
     });
   }
   return new LoadedSpec(spec, vm, maps, programs, queue, cpuCount);
+}
+
+function mapTypeLabel(type: number): string {
+  return (mapTypeNames as Record<number, string>)[type] ?? `map of type ${type}`;
 }
 
 /** Why a spec does not run on a kernel: one verdict reason, as data. */

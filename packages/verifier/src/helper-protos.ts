@@ -105,6 +105,8 @@ const PROTOS: readonly HelperProto[] = [
   },
   { id: 27, name: 'get_stackid', args: [A.ctx, A.mapPtr, A.anything], ret: Ret.integer, mapTypes: [7] },
   { id: 35, name: 'get_current_task', args: [], ret: Ret.integer },
+  // bpf_current_task_under_cgroup(map, idx): libbpf-tools' cgroup filter (`-c CG`), on a cgroup array
+  { id: 37, name: 'current_task_under_cgroup', args: [A.mapPtr, A.anything], ret: Ret.integer, mapTypes: [8] },
   { id: 45, name: 'probe_read_str', args: [A.uninitMem, A.sizeOrZero, A.anything], ret: Ret.integer },
   {
     id: 55,
@@ -132,12 +134,17 @@ const PROTOS: readonly HelperProto[] = [
     args: [A.anything, A.anything, A.uninitMem, A.size],
     ret: Ret.integer,
   },
+  { id: 123, name: 'get_current_ancestor_cgroup_id', args: [A.anything], ret: Ret.integer },
   { id: 125, name: 'ktime_get_boot_ns', args: [], ret: Ret.integer },
   { id: 130, name: 'ringbuf_output', args: [A.mapPtr, A.mem, A.sizeOrZero, A.anything], ret: Ret.integer, mapTypes: [27] },
   { id: 131, name: 'ringbuf_reserve', args: [A.mapPtr, A.allocSize, A.anything], ret: Ret.ringbufMemOrNull, mapTypes: [27] },
   { id: 132, name: 'ringbuf_submit', args: [A.releaseRingbuf, A.anything], ret: Ret.void },
   { id: 133, name: 'ringbuf_discard', args: [A.releaseRingbuf, A.anything], ret: Ret.void },
   { id: 134, name: 'ringbuf_query', args: [A.mapPtr, A.anything], ret: Ret.integer, mapTypes: [27] },
+  // 158 get_current_task_btf returns a trusted PTR_TO_BTF_ID of task_struct in the kernel; here
+  // the same opaque token as get_current_task (a scalar): reads through it go by probe_read and
+  // fail as all kernel-memory reads do, a direct load through it is refused as a scalar's
+  { id: 158, name: 'get_current_task_btf', args: [], ret: Ret.integer },
   // 160 ktime_get_coarse_ns: Linux refuses it for tracing programs ("program of this type cannot
   // use helper"; it is not NMI-safe), found by the kernel fuzz
   { id: 174, name: 'get_attach_cookie', args: [A.ctx], ret: Ret.integer },
@@ -168,6 +175,10 @@ export function mapTypeAllowsHelper(mapType: number, helperId: number): boolean 
       return helperId === 25 || helperId === 22 || helperId === 55;
     case 7:
       return helperId === 27;
+    case 8:
+      // BPF_MAP_TYPE_CGROUP_ARRAY: only the cgroup-membership helpers (skb_under_cgroup is not a
+      // tracepoint helper)
+      return helperId === 37;
     case 27:
       return helperId === 130 || helperId === 131 || helperId === 134;
     case 22:

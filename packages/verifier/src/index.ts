@@ -24,4 +24,4 @@ export {
 } from './types.js';
 export { sanitizeVerified } from './sanitize.js';
 export { verify, DEFAULT_INSN_LIMIT, MAX_CALL_FRAMES, MAX_STACK_BYTES, PERF_MAX_TRACE_SIZE } from './verify.js';
-export { type LinkedProgram, linkObjectProgram } from './object-program.js';
+export { type LinkedProgram, linkObjectProgram, POISON_CALL_KFUNC_BASE } from './object-program.js';

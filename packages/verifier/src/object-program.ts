@@ -18,6 +18,9 @@ export interface LinkedProgram {
   tracepoint: string | undefined;
 }
 
+/** libbpf's `POISON_CALL_KFUNC_BASE`: a call of an absent weak kfunc calls helper id base + extern index. */
+export const POISON_CALL_KFUNC_BASE = 2002000000;
+
 /** Links program `name` (default: the first program) of an object for verification. */
 export function linkObjectProgram(spec: ObjectSpec, name?: string): LinkedProgram {
   if (!spec.littleEndian) throw new VerifierError('unsupported', 'link program: big-endian objects are not supported');
@@ -53,12 +56,21 @@ export function linkObjectProgram(spec: ObjectSpec, name?: string): LinkedProgra
   const globalIndex = new Map<string, number>();
   for (const g of spec.globals) {
     globalIndex.set(g.section, maps.length);
-    maps.push({ type: MapType.array, keySize: 4, valueSize: Math.max(g.size, 1), maxEntries: 1, name: g.section, readonly: g.readonly });
+    const def: MapDef = { type: MapType.array, keySize: 4, valueSize: Math.max(g.size, 1), maxEntries: 1, name: g.section, readonly: g.readonly };
+    // libbpf freezes .rodata before load: the verifier reads its initial bytes as constants
+    if (g.readonly && g.bytes !== undefined) def.frozen = new Uint8Array(g.bytes);
+    maps.push(def);
   }
 
   const setSrc = (insn: number, src: number) => {
     const p = insn * 8 + 1;
     view.setUint8(p, (view.getUint8(p) & 0x0f) | (src << 4));
+  };
+  const externs = new Map<string, number>();
+  const externIndex = (symbol: string): number => {
+    let i = externs.get(symbol);
+    if (i === undefined) externs.set(symbol, (i = externs.size));
+    return i;
   };
   for (const f of functions) {
     const base = start.get(f.name)!;
@@ -99,10 +111,30 @@ export function linkObjectProgram(spec: ObjectSpec, name?: string): LinkedProgra
           view.setInt32(at * 8 + 4, insn - at - 1, true);
           break;
         }
-        case 'extern':
-          throw new VerifierError('unsupported', `${where}: extern symbol ${r.symbol} (__ksym/__kconfig) is not supported`, {
-            insnIndex: at,
-          });
+        case 'extern': {
+          // A userspace runtime has no kernel symbols: every __ksym is absent here. A weak one
+          // resolves as libbpf resolves a weak extern the kernel lacks: its address (`ld_imm64`,
+          // what bpf_ksym_exists tests) is 0, and a call of it becomes a call of libbpf's poison
+          // helper id, which the verifier rejects only where it is reachable (the guarded branch
+          // is dead once the address is the constant 0).
+          if (!r.weak) {
+            throw new VerifierError(
+              'unsupported',
+              `${where}: extern symbol ${r.symbol} (__ksym/__kconfig) is not supported: a userspace runtime has no kernel symbols (a __weak one guarded by bpf_ksym_exists resolves to 0)`,
+              { insnIndex: at },
+            );
+          }
+          if (r.call) {
+            setSrc(at, 0);
+            view.setInt16(at * 8 + 2, 0, true);
+            view.setInt32(at * 8 + 4, POISON_CALL_KFUNC_BASE + externIndex(r.symbol), true);
+          } else {
+            setSrc(at, 0);
+            view.setInt32(at * 8 + 4, 0, true);
+            view.setInt32(at * 8 + 12, 0, true);
+          }
+          break;
+        }
       }
     }
   }

@@ -27,6 +27,11 @@ export interface MapDef {
   name?: string;
   /** Read-only for the program (`BPF_F_RDONLY_PROG`, `.rodata`). */
   readonly?: boolean;
+  /**
+   * The value of a read-only map frozen before load (`BPF_MAP_FREEZE`, as libbpf freezes
+   * `.rodata`): loads from it at a known offset are known constants, as in the kernel.
+   */
+  frozen?: Uint8Array;
 }
 
 /**
@@ -154,6 +159,12 @@ export interface VerifyResult {
   stats: VerifyStats;
   /** Every distinct ctx read, sorted by instruction. */
   contextAccesses: FieldAccess[];
+  /**
+   * `probe_read*` calls whose source is a plain number rather than a pointer the program holds
+   * (the record, the stack, a map value): reads of kernel or user memory, which a userspace
+   * runtime cannot see. By instruction, with the helper id.
+   */
+  outsideReads?: { insnIndex: number; helper: number }[];
   /** The per-instruction log when `logLevel` > 0. */
   log: string[];
   /**

@@ -189,6 +189,8 @@ class Verifier implements LiveRegs {
   /** 1 at the first instruction of a callback (`cfg.callbackEntries`). */
   private callbackEntry = NO_UINT8;
   private readonly accesses = new Map<string, FieldAccess>();
+  /** probe_read* calls with a scalar source address: insn → helper id. */
+  private readonly outsideReads = new Map<number, number>();
   private cfg!: Cfg;
   /** Scalars that can still decide something, per instruction (null: all of them). */
   private precision: Precision | null | undefined = undefined;
@@ -272,6 +274,7 @@ class Verifier implements LiveRegs {
       contextAccesses: [...this.accesses.values()].sort(
         (a, b) => a.insnIndex - b.insnIndex || a.offset - b.offset,
       ),
+      outsideReads: [...this.outsideReads].sort(([a], [b]) => a - b).map(([insnIndex, helper]) => ({ insnIndex, helper })),
       log: this.log,
       coverage: this.coverage,
       warnings: diagnostic === null ? this.warnings : [],
@@ -901,6 +904,16 @@ class Verifier implements LiveRegs {
           this.reject(i, `write into map forbidden, value_size=${def.valueSize} off=${base.off + insnOff} size=${size}`);
         }
         this.regionAccess(i, regNo, base, insnOff, size, def.valueSize, 'map value, value_size');
+        // a frozen read-only map (libbpf's .rodata): a load at a known offset is a known
+        // constant (check_mem_access → bpf_map_direct_read), so disabled options prune
+        if (kind === 'read' && def.frozen !== undefined && isConst(base.v) && size <= 8) {
+          const at = base.off + insnOff + Number(constValue(base.v));
+          if (at >= 0 && at + size <= def.frozen.length) {
+            let v = 0n;
+            for (let b = size - 1; b >= 0; b--) v = (v << 8n) | BigInt(def.frozen[at + b]!);
+            return constReg(v);
+          }
+        }
         return UNKNOWN_SCALAR_SIZED(size, kind);
       }
       case RegType.ringbufMem:
@@ -1512,6 +1525,8 @@ class Verifier implements LiveRegs {
     const proto = helperProto(id);
     if (!proto) this.reject(i, `invalid func unknown#${id}`);
     const regs = this.regs(s);
+    // a probe read from a plain number: kernel or user memory, not the record, stack or a map value
+    if (PROBE_READS.has(id) && regs[3]?.type === RegType.scalar) this.outsideReads.set(i, id);
     let map: MapDef | null = null;
     let mapIndex = -1;
     let allocSize = 0;
@@ -1856,6 +1871,9 @@ function constCompare(o: number, a: bigint, b: bigint, w: 32 | 64): boolean {
  * Unknown values of 1, 2 and 4 bytes (zero-extended): registers are immutable, so the loads and
  * 32-bit results that produce them share one each instead of normalizing a new range every time.
  */
+/** probe_read, probe_read_str, probe_read_user(_str), probe_read_kernel(_str). */
+const PROBE_READS = new Set([4, 45, 112, 113, 114, 115]);
+
 const UNKNOWN_BY_SIZE: readonly Reg[] = [1, 2, 4].map((size) => scalarReg(scalarRange(0n, (1n << BigInt(size * 8)) - 1n)));
 const UNKNOWN_U8 = UNKNOWN_BY_SIZE[0]!;
 const UNKNOWN_U16 = UNKNOWN_BY_SIZE[1]!;

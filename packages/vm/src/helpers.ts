@@ -62,7 +62,14 @@ const mapDeleteElem: HelperFn = (vm) => {
 };
 
 /** probe_read, probe_read_kernel, probe_read_user: (dst, size, unsafe_ptr). */
-const probeRead: HelperFn = (vm) => {
+/** Counts a failed probe read as kernel or user memory (see `Vm.kernelReadsFailed`). */
+function countFailedRead(vm: Vm, user: boolean): void {
+  if (user) vm.userReadsFailed++;
+  else vm.kernelReadsFailed++;
+}
+
+/** probe_read and its _kernel/_user forms: copy size bytes, or -EFAULT and zeros. */
+const probeRead = (user: boolean): HelperFn => (vm) => {
   const size = vm.regLo[2] as number;
   if (size < 0) return vm.helperFault(`probe_read: size ${size >>> 0} is too large`);
   const d = pointerArg(vm, 1, size, 'probe_read destination');
@@ -73,6 +80,7 @@ const probeRead: HelperFn = (vm) => {
   const s = readableByProbe(vm, sHi) ? vm.resolve(sLo, sHi, size) : -1;
   if (s < 0) {
     dst.fill(0, d, d + size);
+    countFailedRead(vm, user);
     vm.setReturn(-Errno.EFAULT);
     return HelperAction.next;
   }
@@ -82,7 +90,7 @@ const probeRead: HelperFn = (vm) => {
 };
 
 /** probe_read_str and its _kernel/_user forms: copy up to size-1 bytes and a NUL. */
-const probeReadStr: HelperFn = (vm) => {
+const probeReadStr = (user: boolean): HelperFn => (vm) => {
   const size = vm.regLo[2] as number;
   if (size < 0) return vm.helperFault(`probe_read_str: size ${size >>> 0} is too large`);
   const d = pointerArg(vm, 1, size, 'probe_read_str destination');
@@ -109,6 +117,7 @@ const probeReadStr: HelperFn = (vm) => {
     }
   }
   dst.fill(0, d, d + size);
+  countFailedRead(vm, user);
   vm.setReturn(-Errno.EFAULT);
   return HelperAction.next;
 };
@@ -280,12 +289,12 @@ export const standardHelpers: ReadonlyMap<number, HelperFn> = new Map<number, He
   [HelperId.mapLookupElem, mapLookupElem],
   [HelperId.mapUpdateElem, mapUpdateElem],
   [HelperId.mapDeleteElem, mapDeleteElem],
-  [HelperId.probeRead, probeRead],
-  [HelperId.probeReadKernel, probeRead],
-  [HelperId.probeReadUser, probeRead],
-  [HelperId.probeReadStr, probeReadStr],
-  [HelperId.probeReadKernelStr, probeReadStr],
-  [HelperId.probeReadUserStr, probeReadStr],
+  [HelperId.probeRead, probeRead(false)],
+  [HelperId.probeReadKernel, probeRead(false)],
+  [HelperId.probeReadUser, probeRead(true)],
+  [HelperId.probeReadStr, probeReadStr(false)],
+  [HelperId.probeReadKernelStr, probeReadStr(false)],
+  [HelperId.probeReadUserStr, probeReadStr(true)],
   [HelperId.ktimeGetNs, ktimeGetNs],
   [HelperId.ktimeGetBootNs, ktimeGetNs],
   [HelperId.ktimeGetCoarseNs, ktimeGetNs],

@@ -37,6 +37,10 @@ export interface RuntimeCounters {
   instructions: number;
   faults: number;
   budgetExhaustions: number;
+  /** probe reads of kernel memory that failed (-EFAULT, zeros): memory a userspace runtime cannot see. */
+  kernelReadsFailed: number;
+  /** probe reads of user memory that failed the same way. */
+  userReadsFailed: number;
   /** Wall time spent inside runs, ns (an estimate from one run in `timeEvery` when that is above 1). */
   timeNs: number;
   /** Outputs that did not fit (ring buffer full). */
@@ -92,6 +96,8 @@ export class EventRuntime {
     instructions: 0,
     faults: 0,
     budgetExhaustions: 0,
+    kernelReadsFailed: 0,
+    userReadsFailed: 0,
     timeNs: 0,
     lost: 0,
     tier: 'interpreter',
@@ -172,6 +178,8 @@ export class EventRuntime {
         ? (bytes[p] as number) | ((bytes[p + 1] as number) << 8) | ((bytes[p + 2] as number) << 16) | ((bytes[p + 3] as number) << 24)
         : 0);
     let status: RunStatus;
+    const kernelReads = vm.kernelReadsFailed;
+    const userReads = vm.userReadsFailed;
     if (++this.untimed >= this.timeEvery) {
       this.untimed = 0;
       const t0 = now();
@@ -182,6 +190,8 @@ export class EventRuntime {
     }
     c.runs++;
     c.instructions += vm.insnCount;
+    c.kernelReadsFailed += vm.kernelReadsFailed - kernelReads;
+    c.userReadsFailed += vm.userReadsFailed - userReads;
     if (status === RunStatus.fault) {
       c.faults++;
       this.lastFault = vm.fault;

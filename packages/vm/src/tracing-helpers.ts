@@ -177,6 +177,34 @@ const getCurrentCgroupId: HelperFn = (vm) => {
 };
 
 /**
+ * `bpf_current_task_under_cgroup(map, idx)`: -E2BIG for an index past the cgroup array; else
+ * `environment.taskUnderCgroup(pid, idx)` (1 or 0) when the node knows which cgroup user space
+ * put in slot idx; else -EAGAIN, the kernel's answer for an empty slot: a replay has no cgroup fds
+ * and a record does not say which cgroup its task was in. (libbpf-tools test `!helper(...)`, so an
+ * empty slot lets every task through, as it does on a kernel.)
+ */
+const currentTaskUnderCgroup: HelperFn = (vm) => {
+  const map = vm.mapArg(1);
+  if (!map || map.spec.type !== MapType.cgroupArray) return vm.helperFault('bpf_current_task_under_cgroup: r1 is not a cgroup array');
+  const idx = (vm.regLo[2] as number) >>> 0;
+  if (vm.regHi[2] !== 0 || idx >= map.spec.maxEntries) vm.setReturn(-Errno.E2BIG);
+  else {
+    const under = vm.environment.taskUnderCgroup?.(vm.pid, idx);
+    vm.setReturn(under === undefined ? -Errno.EAGAIN : under ? 1 : 0);
+  }
+  return HelperAction.next;
+};
+
+/**
+ * `bpf_get_current_ancestor_cgroup_id(level)`: 0, the kernel's answer for a level deeper than the
+ * task's cgroup, and never a cgroup's id: a record does not name a cgroup.
+ */
+const getCurrentAncestorCgroupId: HelperFn = (vm) => {
+  vm.setReturn64(0, 0);
+  return HelperAction.next;
+};
+
+/**
  * `bpf_get_ns_current_pid_tgid(dev, ino, nsdata, size)`: -EINVAL when size is not 8 or dev does
  * not fit a `dev_t` (32 bits); -ENOENT when the VM knows no pid namespace
  * (`environment.pidNamespace`); -EINVAL when (dev, ino) is not that namespace (the kernel's
@@ -265,6 +293,10 @@ export const tracingHelpers: readonly (readonly [number, HelperFn])[] = [
   [HelperId.perfEventRead, perfEventRead],
   [HelperId.perfEventReadValue, perfEventReadValue],
   [HelperId.getCurrentTask, getCurrentTask],
+  // the kernel's is a BTF pointer; here the same token: reads through it fail as kernel reads do
+  [HelperId.getCurrentTaskBtf, getCurrentTask],
+  [HelperId.currentTaskUnderCgroup, currentTaskUnderCgroup],
+  [HelperId.getCurrentAncestorCgroupId, getCurrentAncestorCgroupId],
   [HelperId.getCurrentCgroupId, getCurrentCgroupId],
   [HelperId.getNsCurrentPidTgid, getNsCurrentPidTgid],
   [HelperId.sendSignal, sendSignal(false)],

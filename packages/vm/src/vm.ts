@@ -73,6 +73,12 @@ export interface HelperEnvironment {
    */
   cgroupIdOf?: (pid: number) => bigint | number | undefined;
   /**
+   * Whether the task `pid` is under the cgroup in slot `idx` of a cgroup array
+   * (`bpf_current_task_under_cgroup`); undefined when unknown (the helper answers -EAGAIN, as
+   * for an empty slot).
+   */
+  taskUnderCgroup?: (pid: number, idx: number) => boolean | undefined;
+  /**
    * The pid namespace the records' pids are numbered in (tracefs gives pids of the initial
    * namespace, so this is the node's: the agent reads it with `stat /proc/self/ns/pid` when it
    * runs there): `st_dev` and `st_ino`. `bpf_get_ns_current_pid_tgid` answers for it only;
@@ -231,6 +237,15 @@ export class Vm {
   pid = 0;
   /** xorshift32 state of `bpf_get_prandom_u32`. */
   randomState: number;
+
+  /**
+   * probe reads that failed since the VM was made, because the address is outside everything the
+   * VM holds (the record, the stack, map values): kernel memory (`bpf_probe_read_kernel*`, and the
+   * legacy `bpf_probe_read*`, which read kernel addresses first) and user memory
+   * (`bpf_probe_read_user*`). A userspace runtime sees neither; runtimes count them per program.
+   */
+  kernelReadsFailed = 0;
+  userReadsFailed = 0;
 
   /** Instructions executed by the last run. */
   insnCount = 0;

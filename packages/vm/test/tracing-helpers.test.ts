@@ -90,6 +90,62 @@ describe.each(TIERS)('tracing helpers (%s)', (tier) => {
     });
   });
 
+  describe('cgroup helpers: no cgroup in a record', () => {
+    const underCgroup = (idx: string) => `.map cg cgroup_array key=4 value=4 entries=2
+      r1 = cg ll
+      r2 = ${idx}
+      call bpf_current_task_under_cgroup
+      exit`;
+    it.each<[string, string, Setup, bigint]>([
+      ['current_task_under_cgroup of an empty slot: -EAGAIN (the kernel answer)', underCgroup('1'), {}, err(Errno.EAGAIN)],
+      ['current_task_under_cgroup past the array: -E2BIG', underCgroup('2'), {}, err(Errno.E2BIG)],
+      ['current_task_under_cgroup: taskUnderCgroup says yes', underCgroup('0'), { environment: { taskUnderCgroup: (pid, idx) => pid === 4242 && idx === 0 } }, 1n],
+      ['current_task_under_cgroup: taskUnderCgroup says no', underCgroup('0'), { pid: 7, environment: { taskUnderCgroup: (pid, idx) => pid === 4242 && idx === 0 } }, 0n],
+      ['get_current_ancestor_cgroup_id: 0 (no cgroup known)', 'r1 = 1\ncall bpf_get_current_ancestor_cgroup_id', {}, 0n],
+      ['get_current_task_btf: the get_current_task token', 'call bpf_get_current_task_btf', {}, 0xffff8880_00000000n + 4242n * 0x2000n],
+    ])('%s', (_what, source, setup, expected) => {
+      const r = run(tier, source.includes('exit') ? source : `${source}\nexit`, setup);
+      expect(r.status).toBe(RunStatus.ok);
+      expect(r.r0).toBe(expected);
+    });
+
+    it('current_task_under_cgroup on another map type faults', () => {
+      const r = run(tier, '.map h hash key=4 value=4 entries=2\nr1 = h ll\nr2 = 0\ncall bpf_current_task_under_cgroup\nexit');
+      expect(r.status).toBe(RunStatus.fault);
+      expect(r.fault).toContain('bpf_current_task_under_cgroup: r1 is not a cgroup array');
+    });
+  });
+
+  describe('failed probe reads are counted as kernel or user memory', () => {
+    it.each<[string, number, number]>([
+      ['bpf_probe_read_kernel', 1, 0],
+      ['bpf_probe_read_kernel_str', 1, 0],
+      ['bpf_probe_read', 1, 0],
+      ['bpf_probe_read_str', 1, 0],
+      ['bpf_probe_read_user', 0, 1],
+      ['bpf_probe_read_user_str', 0, 1],
+    ])('%s of an address outside the VM', (helper, kernel, user) => {
+      const r = run(tier, `call bpf_get_current_task\nr3 = r0\nr1 = r10\nr1 += -8\nr2 = 8\ncall ${helper}\nexit`);
+      expect(r.r0).toBe(err(Errno.EFAULT));
+      expect([r.vm.kernelReadsFailed, r.vm.userReadsFailed]).toEqual([kernel, user]);
+    });
+
+    it('a read of the record is not counted', () => {
+      const r = run(tier, 'r3 = r1\nr1 = r10\nr1 += -8\nr2 = 8\ncall bpf_probe_read_kernel\nexit');
+      expect(r.r0).toBe(0n);
+      expect([r.vm.kernelReadsFailed, r.vm.userReadsFailed]).toEqual([0, 0]);
+    });
+
+    it('an event runtime counts them per program', () => {
+      const { programs } = loadAssembly('call bpf_get_current_task\nr3 = r0\nr1 = r10\nr1 += -8\nr2 = 8\ncall bpf_probe_read_kernel\nexit', { tier });
+      const bytes = [...programs.values()][0]!.bytes;
+      const runtime = createEventRuntime((vm) => loadProgramOrThrow(bytes, vm.loadOptions('reads')), { tier });
+      for (let i = 0; i < 3; i++) runtime.runEvent({ cpu: 0, timestamp: i, data: new Uint8Array(8) });
+      expect(runtime.counters.kernelReadsFailed).toBe(3);
+      expect(runtime.counters.userReadsFailed).toBe(0);
+    });
+  });
+
   describe('send_signal and send_signal_thread', () => {
     it.each<[string, string, number, number | undefined, bigint, string[]]>([
       ['no sendSignal: -EPERM', 'r1 = 9\ncall bpf_send_signal', 4242, undefined, err(Errno.EPERM), []],

@@ -92,6 +92,9 @@ export class Target {
       lostEvents: (c?.lostEvents ?? 0) + this.throttledEvents,
       cpuNs: c?.cpuNs ?? 0,
       outputsDropped: c?.outputsDropped ?? 0,
+      // probe reads of kernel memory the VM cannot see (-EFAULT, zeros): the program's results
+      // differ from a kernel's there
+      kernelReadsFailed: c?.kernelReadsFailed ?? 0,
     };
   }
 }
@@ -408,7 +411,7 @@ export class TargetManager {
         targetId: t.id,
         status: t.phase,
         ...(t.message ? { message: t.message.slice(0, 2000) } : {}),
-        counters: { eventsSeen: c.eventsSeen, eventsLost: c.lostEvents, runtimeNs: Math.round(c.cpuNs) },
+        counters: { eventsSeen: c.eventsSeen, eventsLost: c.lostEvents, runtimeNs: Math.round(c.cpuNs), kernelReadsFailed: c.kernelReadsFailed },
         detail: t.detail,
       });
     }

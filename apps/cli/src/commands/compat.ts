@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { checkCompat, layoutHash, layoutOf, profileFormat, type Verdict, verdictSummary } from '@probeyard/compat';
+import { checkCompat, layoutHash, layoutOf, profileFormat, type Verdict, verdictHeadline, verdictSummary } from '@probeyard/compat';
 import { type Command, parseCommandArgs } from '../command.js';
 import { CliError, ExitCode } from '../io.js';
 import { runCompatMatrix } from './compat-matrix.js';
@@ -51,7 +51,7 @@ function kernelLabel(kernel: string, v: Verdict): string {
 }
 
 function row(name: string, v: Verdict): string[] {
-  const lines = [`${name}  ${v.status}`];
+  const lines = [`${name}  ${verdictHeadline(v)}`];
   for (const p of v.programs) {
     for (const r of p.reasons) lines.push(`    ${r.kind}: ${r.text}`);
     for (const c of p.changes) lines.push(`    relocated ${p.program}: ${c}`);

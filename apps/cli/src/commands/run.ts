@@ -2,16 +2,16 @@
 // the feed, print the maps the way bpftrace does. The work is packages/runtime's (loadForProfile,
 // Dispatcher, encodeMapSnapshot, drawMaps), shared with the agent and the web app.
 
-import { formatVerdict, profileFormat } from '@probeyard/compat';
+import { CompatError, formatVerdict, parseRodataAssignment, profileFormat, setRodata, verdictHeadline } from '@probeyard/compat';
 import { type EventFormat, FormatError, type RecordStream } from '@probeyard/formats';
 import { openTraceDatStream, openTracefsStream, removeStaleInstances } from '@probeyard/formats/node';
-import { Dispatcher, drawMaps, encodeMapSnapshot, loadForProfile, ScriptSession } from '@probeyard/runtime';
+import { Dispatcher, drawMaps, encodeEvents, encodeMapSnapshot, formatOutputEvent, loadForProfile, type OutputEventJson, ScriptSession } from '@probeyard/runtime';
 import { type Command, parseCommandArgs } from '../command.js';
 import { CliError, ExitCode } from '../io.js';
 import { scriptSpec } from '../script-input.js';
 import { loadProfile, loadSpecFile } from './inspect.js';
 
-const help = `usage: probeyard run PROGRAM|-e SCRIPT --feed FILE.dat|live [--duration S] [--json] [--built-against P]
+const help = `usage: probeyard run PROGRAM|-e SCRIPT --feed FILE.dat|live [--duration S] [--json] [--built-against P] [--set NAME=VALUE]...
 
 Runs a tracing program over a trace feed in Probeyard's VM: relocates it for the feed's own event
 formats (a trace.dat's formats, or this machine's tracefs), verifies it, runs every program on the
@@ -27,6 +27,9 @@ printf lines print as they come, BEGIN, END and interval probes run as bpftrace 
   --feed live      the live tracefs ring buffer (root), in a private instance
   --duration S     stop a live feed after S seconds (default 5)
   --built-against  formats the program was built for (names hard-coded offsets)
+  --set NAME=VAL   a .rodata option (\`const volatile\` variable) of the object, as a libbpf tool's
+                   command line sets it before load (repeatable): --set filter_pid=1234
+                   --set count_by_process=true. Frozen .rodata is constant to the verifier.
   --json           print { verdict, records, eventsLost, lostByCpu, counters, maps } as JSON
                    (maps as in an agent's map_snapshot output, docs/OUTPUTS.md)
 
@@ -43,6 +46,7 @@ export const runCommand: Command = {
           json: { type: 'boolean', default: false },
           'built-against': { type: 'string' },
           expr: { type: 'string', short: 'e' },
+          set: { type: 'string', multiple: true },
         }, help);
     const { values, positionals } = parsed;
     if (values.expr !== undefined && positionals.length > 0) throw new CliError(`-e SCRIPT and PROGRAM: give one of them\n\n${help}`);
@@ -53,7 +57,17 @@ export const runCommand: Command = {
     if (!Number.isFinite(duration) || duration <= 0) throw new CliError(`--duration takes seconds > 0, not ${values.duration}`);
     const profile = await loadProfile(feed);
     // a script compiles for the feed's kernel: its formats type args.FIELD, its events expand wildcards
-    const spec = values.expr !== undefined ? await scriptSpec('-e', new TextEncoder().encode(values.expr), profile) : await loadSpecFile(io, positionals[0]!, values['built-against'], profile);
+    const read = values.expr !== undefined ? await scriptSpec('-e', new TextEncoder().encode(values.expr), profile) : await loadSpecFile(io, positionals[0]!, values['built-against'], profile);
+    // --set NAME=VALUE: a .rodata option, as a libbpf tool's command line sets it before load
+    let spec = read;
+    if (values.set !== undefined && values.set.length > 0) {
+      try {
+        spec = setRodata(read, Object.fromEntries(values.set.map(parseRodataAssignment)));
+      } catch (e) {
+        if (e instanceof CompatError) throw new CliError(e.message);
+        throw e;
+      }
+    }
     // the feed first: its CPU count sizes per-CPU maps (a live instance enables only the events
     // the profile has; a program needing another one is refused below)
     const wantedEvents = spec.programs.flatMap((p) => (p.attach.kind === 'tracepoint' ? [`${p.attach.system}/${p.attach.event}`] : []));
@@ -83,6 +97,18 @@ export const runCommand: Command = {
     const deadline = feed === 'live' ? Date.now() + duration * 1000 : undefined;
     if (feed === 'live') timer = setTimeout(() => void stream.close(), duration * 1000);
     let printed = '';
+    // perf-buffer and ring-buffer records and printk lines, printed as they come (text) or kept for
+    // the JSON's `events` (decoded with the object's BTF record struct by field name)
+    const events: OutputEventJson[] = [];
+    let eventsDropped = 0;
+    const drainOutputs = () => {
+      const { outputs, dropped } = loaded.outputs.take();
+      eventsDropped += dropped;
+      if (outputs.length === 0) return;
+      const payload = encodeEvents(loaded, outputs, dropped, 'run');
+      if (values.json) events.push(...payload.events);
+      else io.stdout(payload.events.map(formatOutputEvent).join(''));
+    };
     const session = spec.script === undefined ? undefined : new ScriptSession(loaded, { onText: (t) => (values.json ? (printed += t) : io.stdout(t)) });
     try {
       if (session !== undefined) await runScript(session, stream, dispatcher, feed === 'live', deadline);
@@ -90,6 +116,7 @@ export const runCommand: Command = {
         for await (const batch of stream) {
           dispatcher.dispatch(batch);
           dispatcher.syncLost(stream.stats);
+          drainOutputs();
           // a busy live feed may never leave the microtask queue: check the clock between batches too
           if (deadline !== undefined && Date.now() >= deadline) break;
         }
@@ -100,6 +127,7 @@ export const runCommand: Command = {
     }
     // losses the feed only accounted for at close (the live ring buffer's own counters)
     dispatcher.syncLost(stream.stats);
+    if (session === undefined) drainOutputs();
     const records = dispatcher.records;
     const eventsLost = target.lostEvents;
     const lostByCpu = [...dispatcher.lostByCpu];
@@ -107,14 +135,22 @@ export const runCommand: Command = {
     const snapshot = encodeMapSnapshot(loaded, { runId: 'run', traceTimeNs: dispatcher.traceTimeNs, eventsSeen: target.eventsSeen, eventsLost });
     if (values.json) {
       io.stdout(
-        `${JSON.stringify({ verdict: { status: verdict.status, reasons: verdict.reasons, programs: verdict.programs }, records, eventsLost, lostByCpu, counters, target: target.counters, maps: snapshot.maps, ...(session !== undefined ? { output: printed } : {}) }, null, 2)}\n`,
+        `${JSON.stringify({ verdict: { status: verdict.status, reasons: verdict.reasons, programs: verdict.programs, skipped: verdict.skipped, kernelMemory: verdict.kernelMemory }, records, eventsLost, lostByCpu, counters, target: target.counters, maps: snapshot.maps, ...(session === undefined ? { events, eventsDropped } : {}), ...(session !== undefined ? { output: printed } : {}) }, null, 2)}\n`,
       );
       return ExitCode.ok;
     }
     const changes = verdict.programs.flatMap((p) => p.changes.map((c) => `${p.program}: ${c}`));
-    io.stderr(`${verdict.status} for this feed's kernel${changes.length ? ` (${changes.join('; ')})` : ''}; ${records} records\n`);
+    io.stderr(`${verdictHeadline(verdict)} for this feed's kernel${changes.length ? ` (${changes.join('; ')})` : ''}; ${records} records\n`);
     if (eventsLost > 0) io.stderr(`the feed lost ${eventsLost} events (${lostByCpu.map((n, cpu) => `cpu${cpu} ${n}`).join(', ')}): the maps miss them\n`);
     for (const c of counters) if (c.faults > 0) io.stderr(`${c.program}: ${c.faults} faults\n`);
+    for (const c of counters) {
+      if (c.kernelReadsFailed > 0) io.stderr(`${c.program}: ${c.kernelReadsFailed} reads of kernel memory failed (-EFAULT, zeros): a userspace runtime cannot see kernel memory\n`);
+      if (c.userReadsFailed > 0) io.stderr(`${c.program}: ${c.userReadsFailed} reads of user memory failed (-EFAULT, zeros): a replay holds no process memory\n`);
+    }
+    if (target.eventsSeen === 0) {
+      io.stderr(`no event matched: the feed has no records of ${loaded.events.join(', ') || 'the programs\' events'}\n`);
+    }
+    if (eventsDropped > 0) io.stderr(`${eventsDropped} outputs dropped (over the output queue's bounds)\n`);
     // bpftrace prints two newlines after END's output, then the maps
     io.stdout(`${session !== undefined ? '\n\n' : ''}${drawMaps(snapshot.maps, { eventsLost })}`);
     return ExitCode.ok;

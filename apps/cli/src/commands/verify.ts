@@ -16,21 +16,24 @@ import { readInput } from './asm.js';
 const help = `usage: probeyard verify FILE|- [--hex] [--program NAME] [--event SYSTEM/NAME --formats PATH]
                         [--json] [--log 1|2] [--unprivileged]
 
-Checks that a tracepoint program is safe, as the kernel's verifier would (BPF_PROG_TYPE_TRACEPOINT,
-root), and lists every read of the event record by field.
+Checks that tracepoint programs are safe, as the kernel's verifier would (BPF_PROG_TYPE_TRACEPOINT,
+root), and lists every read of the event record by field. Every program of the file is checked
+(or the one named); a program of another kind (kprobe, fentry, uprobe, ...) is reported as not
+supported (Probeyard runs tracepoint programs only) instead of being checked under the wrong rules.
 
   FILE|-          a BPF ELF object (clang -target bpf), Probeyard assembly, or with --hex raw
                   instructions as hex text; - reads standard input
   --hex           the input is hex text (8 bytes an instruction, # and // comments)
-  --program NAME  the program of an ELF object or assembly file (default: the first)
+  --program NAME  check only this program of an ELF object or assembly file
   --event S/N     the event the program reads (default: from its section, tracepoint/S/N)
   --formats PATH  a tracefs events directory (PATH/S/N/format) or one format file; with it,
                   every ctx read must fall inside one field of the event
-  --json          print the result as JSON
+  --json          print the result as JSON (one program: its result; several: { ok, programs })
   --log 1|2       print the verifier log (1: branches, 2: state after every instruction)
   --unprivileged  the kernel's rules for unprivileged users
 
-Exit codes: 0 accepted, 1 rejected (the reason is printed), 2 unusable input.`;
+Exit codes: 0 all accepted, 1 a program rejected or not supported (the reason is printed),
+2 unusable input.`;
 
 function parse(args: string[]) {
   return parseCommandArgs(
@@ -53,6 +56,8 @@ interface Input {
   bytes: Uint8Array;
   maps: MapDef[];
   event: string | undefined;
+  /** The ELF section of a program that is not a tracepoint program (`kprobe/do_sys_open`). */
+  unsupported?: string;
 }
 
 const isElf = (b: Uint8Array) => b.length >= 4 && b[0] === 0x7f && b[1] === 0x45 && b[2] === 0x4c && b[3] === 0x46;
@@ -74,11 +79,20 @@ async function readEventFormat(io: CliIo, path: string, event: string): Promise<
   throw new CliError(`no format file for ${event} under ${path} (tried ${candidates.join(', ')})`);
 }
 
-function loadInput(bytes: Uint8Array, hex: boolean, program: string | undefined, formats: Map<string, EventFormat>): Input {
-  if (hex) return { name: 'hex', bytes: parseHexProgram(new TextDecoder().decode(bytes)), maps: [], event: undefined };
+function loadInputs(bytes: Uint8Array, hex: boolean, program: string | undefined, formats: Map<string, EventFormat>): Input[] {
+  if (hex) return [{ name: 'hex', bytes: parseHexProgram(new TextDecoder().decode(bytes)), maps: [], event: undefined }];
   if (isElf(bytes)) {
-    const linked = linkObjectProgram(readBpfObject(bytes), program);
-    return { name: linked.name, bytes: linked.bytes, maps: linked.maps, event: linked.tracepoint };
+    const object = readBpfObject(bytes);
+    const names = program === undefined ? object.programs.map((p) => p.name) : [program];
+    if (names.length === 0) throw new CliError('no program in the object');
+    return names.map((name) => {
+      const p = object.program(name);
+      if (p !== undefined && p.attach.kind !== 'tracepoint') {
+        return { name, bytes: new Uint8Array(), maps: [], event: undefined, unsupported: p.section };
+      }
+      const linked = linkObjectProgram(object, name);
+      return { name: linked.name, bytes: linked.bytes, maps: linked.maps, event: linked.tracepoint };
+    });
   }
   const object = assemble(new TextDecoder().decode(bytes), {
     resolveField: (event, field) => {
@@ -88,19 +102,26 @@ function loadInput(bytes: Uint8Array, hex: boolean, program: string | undefined,
     },
   });
   const programs = object.programs.filter((p) => p.instructions.length > 0);
-  const chosen = program === undefined ? programs[0] : programs.find((p) => p.name === program);
-  if (!chosen) throw new CliError(`no program ${program ?? ''} in the file (programs: ${programs.map((p) => p.name).join(', ') || 'none'})`);
-  const unresolved = chosen.fieldRelocations.find((r) => !r.resolved);
-  if (unresolved) {
-    throw new CliError(`line ${unresolved.line}: field ${unresolved.event}.${unresolved.field} needs --formats to resolve`);
-  }
-  const attach = chosen.attachPoint;
-  return {
-    name: chosen.name,
-    bytes: encode(chosen.instructions),
-    maps: object.maps.map((m) => ({ type: m.typeId, keySize: m.keySize, valueSize: m.valueSize, maxEntries: m.maxEntries, name: m.name })),
-    event: attach?.kind === 'tracepoint' ? `${attach.system}/${attach.event}` : undefined,
-  };
+  const chosen = program === undefined ? programs : programs.filter((p) => p.name === program);
+  if (chosen.length === 0) throw new CliError(`no program ${program ?? ''} in the file (programs: ${programs.map((p) => p.name).join(', ') || 'none'})`);
+  return chosen.map((c) => {
+    const unresolved = c.fieldRelocations.find((r) => !r.resolved);
+    if (unresolved) {
+      throw new CliError(`line ${unresolved.line}: field ${unresolved.event}.${unresolved.field} needs --formats to resolve`);
+    }
+    const attach = c.attachPoint;
+    return {
+      name: c.name,
+      bytes: encode(c.instructions),
+      maps: object.maps.map((m) => ({ type: m.typeId, keySize: m.keySize, valueSize: m.valueSize, maxEntries: m.maxEntries, name: m.name })),
+      event: attach?.kind === 'tracepoint' ? `${attach.system}/${attach.event}` : undefined,
+    };
+  });
+}
+
+/** Why a program of another kind is not checked, and what of the object would run. */
+function unsupportedText(input: Input): string {
+  return `${input.name}: not supported: section ${input.unsupported} is not a tracepoint; Probeyard runs tracepoint programs only (tracepoint/SYSTEM/EVENT, tp/SYSTEM/EVENT), so this program would not run`;
 }
 
 function formatText(input: Input, event: string | undefined, result: VerifyResult): string {
@@ -141,27 +162,44 @@ export const verifyCommand: Command = {
       if (values.formats !== undefined && values.event !== undefined) {
         formats.set(values.event, await readEventFormat(io, values.formats, values.event));
       }
-      const input = loadInput(raw, values.hex, values.program, formats);
-      const event = values.event ?? input.event;
-      let format: EventFormat | undefined;
-      if (values.formats !== undefined) {
-        if (event === undefined) throw new CliError('--formats needs --event (the program names no tracepoint)');
-        format = formats.get(event) ?? (await readEventFormat(io, values.formats, event));
-      }
-      const options: VerifyOptions = {
-        maps: input.maps,
-        context: { kind: 'tracepoint', ...(format ? { event: format } : {}) },
-        privileged: !values.unprivileged,
-        logLevel,
-      };
-      const result = verify(input.bytes, options);
-      if (values.json) {
+      const inputs = loadInputs(raw, values.hex, values.program, formats);
+      const texts: string[] = [];
+      const jsons: unknown[] = [];
+      let ok = true;
+      for (const input of inputs) {
+        if (input.unsupported !== undefined) {
+          ok = false;
+          texts.push(`${unsupportedText(input)}\n`);
+          jsons.push({ program: input.name, section: input.unsupported, ok: false, supported: false, reason: unsupportedText(input) });
+          continue;
+        }
+        const event = values.event ?? input.event;
+        let format: EventFormat | undefined;
+        if (values.formats !== undefined) {
+          if (event === undefined) throw new CliError('--formats needs --event (the program names no tracepoint)');
+          format = formats.get(event) ?? (await readEventFormat(io, values.formats, event));
+        }
+        const options: VerifyOptions = {
+          maps: input.maps,
+          context: { kind: 'tracepoint', ...(format ? { event: format } : {}) },
+          privileged: !values.unprivileged,
+          logLevel,
+        };
+        const result = verify(input.bytes, options);
+        if (!result.ok) ok = false;
         const { coverage: _coverage, ...rest } = result;
-        io.stdout(`${JSON.stringify({ program: input.name, event: event ?? null, insns: input.bytes.length / 8, ...rest }, null, 2)}\n`);
-      } else {
-        io.stdout(formatText(input, event, result));
+        jsons.push({ program: input.name, event: event ?? null, insns: input.bytes.length / 8, ...rest });
+        texts.push(formatText(input, event, result));
       }
-      return result.ok ? ExitCode.ok : ExitCode.refused;
+      if (values.json) io.stdout(`${JSON.stringify(jsons.length === 1 ? jsons[0] : { ok, programs: jsons }, null, 2)}\n`);
+      else {
+        io.stdout(texts.join(''));
+        if (inputs.length > 1) {
+          const bad = inputs.length - jsons.filter((j) => (j as { ok: boolean }).ok).length;
+          io.stdout(bad === 0 ? `all ${inputs.length} programs accepted\n` : `${bad} of ${inputs.length} programs rejected or not supported\n`);
+        }
+      }
+      return ok ? ExitCode.ok : ExitCode.refused;
     } catch (err) {
       if (err instanceof VerifierError || err instanceof FormatError || err instanceof IsaError) {
         throw new CliError(err.message, ExitCode.usage);

@@ -16,8 +16,11 @@ export type ProgramRelocation =
   | (RelocationSite & { kind: 'call'; targetSection: string; targetByteOffset: number; target: string })
   /** `ld_imm64` of a subprogram's address (`BPF_PSEUDO_FUNC`, callbacks such as `bpf_loop`). */
   | (RelocationSite & { kind: 'func-address'; targetSection: string; targetByteOffset: number; target: string })
-  /** Reference to an undefined (extern) symbol: `__ksym`, `__kconfig`. */
-  | (RelocationSite & { kind: 'extern' });
+  /**
+   * Reference to an undefined (extern) symbol: `__ksym`, `__kconfig`. `weak` for a `__weak` one
+   * (libbpf resolves it to 0 when the kernel lacks it); `call` for a kfunc call, else an `ld_imm64`.
+   */
+  | (RelocationSite & { kind: 'extern'; weak: boolean; call: boolean });
 
 export interface RelocationSite {
   /** Instruction index from the start of the program. */

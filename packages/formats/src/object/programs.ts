@@ -153,7 +153,7 @@ export function loadProgramRelocations(elf: ElfFile, programs: ProgramSpec[], in
       if (r.type === BpfRelocationType.Call32) {
         if (opcode !== OP_CALL) throw relocationError(s, r.byteOffset, 'malformed', `R_BPF_64_32 on opcode 0x${opcode.toString(16)}, want call (0x85)`);
         if (target === undefined) {
-          prog.relocations.push({ insnIndex, byteOffset: r.byteOffset, symbol: sym.name, elfType: r.type, kind: 'extern' });
+          prog.relocations.push({ insnIndex, byteOffset: r.byteOffset, symbol: sym.name, elfType: r.type, kind: 'extern', weak: sym.binding === SymbolBinding.Weak, call: true });
           continue;
         }
         if (!isExecutableSection(target)) throw relocationError(s, r.byteOffset, 'malformed', `call to symbol ${sym.name} in non-code section ${target.name}`);
@@ -166,7 +166,7 @@ export function loadProgramRelocations(elf: ElfFile, programs: ProgramSpec[], in
       if (r.type !== BpfRelocationType.Imm64) throw relocationError(s, r.byteOffset, 'unsupported', `type ${r.typeName} in a program section`);
       if (opcode !== OP_LD_IMM64) throw relocationError(s, r.byteOffset, 'malformed', `R_BPF_64_64 on opcode 0x${opcode.toString(16)}, want ld_imm64 (0x18)`);
       if (target === undefined) {
-        prog.relocations.push({ insnIndex, byteOffset: r.byteOffset, symbol: sym.name, elfType: r.type, kind: 'extern' });
+        prog.relocations.push({ insnIndex, byteOffset: r.byteOffset, symbol: sym.name, elfType: r.type, kind: 'extern', weak: sym.binding === SymbolBinding.Weak, call: false });
         continue;
       }
       const addend = imm(s.data, r.byteOffset, elf.littleEndian);

@@ -25,6 +25,9 @@ export function createMap(spec: MapSpec, context: MapContext = { cpuCount: 1 }):
     case MapType.percpuArray:
     case MapType.perfEventArray:
     case MapType.progArray:
+    // a cgroup array holds cgroup fds that user space stores (libbpf-tools' `-c CG`); a program
+    // can only pass it to bpf_current_task_under_cgroup, and the VM's slots stay empty
+    case MapType.cgroupArray:
       return new ArrayMap(spec, context);
     case MapType.ringbuf:
       return new RingBuffer(spec);

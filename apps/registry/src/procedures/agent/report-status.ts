@@ -63,7 +63,7 @@ export const agentReportStatusInput = z.strictObject({
         status: z.enum(targetStatuses),
         /** Why a target is refused or failed (the relocation's reason), or a note. */
         message: z.string().max(2000).optional(),
-        counters: z.strictObject({ eventsSeen: counter, eventsLost: counter, runtimeNs: counter }).partial().optional(),
+        counters: z.strictObject({ eventsSeen: counter, eventsLost: counter, runtimeNs: counter, kernelReadsFailed: counter }).partial().optional(),
         /** The reason as data (the message says it in words). */
         detail: targetStatusDetail.optional(),
       }),

@@ -71,7 +71,7 @@ export const targetView = z.object({
   /** Running while the deployment runs and the agent still matches the selector. */
   desiredState: z.enum(desiredStates),
   reason: z.string().nullable(),
-  /** The agent's last counters (`eventsSeen`, `eventsLost`, `runtimeNs`). */
+  /** The agent's last counters (`eventsSeen`, `eventsLost`, `runtimeNs`, `kernelReadsFailed`). */
   counters: z.record(z.string(), z.number()).nullable(),
   /** The agent's reason as data (`agent.reportStatus`'s `detail`: verdict, field moves, refusal, fault, limit). */
   statusDetail: z.record(z.string(), z.unknown()).nullable(),
