@@ -34,6 +34,8 @@ export const browserProcedures = new Set([
   'member.setRole',
   'member.remove',
   'member.invite',
+  'member.invitations',
+  'member.revokeInvitation',
   'token.list',
   'token.create',
   'token.revoke',

@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { redirect } from 'next/navigation';
 import { registryUrl } from '../../lib/registry-client';
 import { getSession } from '../../lib/session';
@@ -63,8 +64,8 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         </form>
       </section>
       <p className="muted small">
-        Registry: <code>{registryUrl()}</code>. No account yet? An instance admin makes a tenant with{' '}
-        <code>probeyard admin create-tenant NAME --owner EMAIL</code>.
+        Registry: <code>{registryUrl()}</code>. Invited? <Link href="/invitations/accept">Accept the invitation</Link> to choose your password. No
+        tenant yet? An instance admin makes one with <code>probeyard admin create-tenant NAME --owner EMAIL</code>.
       </p>
     </main>
   );
