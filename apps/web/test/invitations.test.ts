@@ -51,7 +51,7 @@ describe.skipIf(browserSkipReason)('invitations (Chromium)', () => {
     const guest = await openBrowser();
     try {
       await accept(guest.page, secret, 'short');
-      expect(await guest.page.getByRole('alert').textContent()).toContain('at least 12 characters');
+      expect(await guest.page.locator('.alert-error').textContent()).toContain('at least 12 characters');
       await accept(guest.page, secret, 'my very own password');
       expect(await guest.page.getByTestId('joined').textContent()).toBe('newcomer@invco.example joined invco as publisher, with the new account and the password you chose.');
       await screenshot(guest.page, 'invitation-accepted');
@@ -59,7 +59,7 @@ describe.skipIf(browserSkipReason)('invitations (Chromium)', () => {
       expect(await guest.page.locator('header .role').textContent()).toBe('publisher');
       // Once only.
       await accept(guest.page, secret, 'my very own password');
-      expect(await guest.page.getByRole('alert').textContent()).toContain('does not work');
+      expect(await guest.page.locator('.alert-error').textContent()).toContain('does not work');
     } finally {
       await guest.close();
     }
@@ -74,7 +74,7 @@ describe.skipIf(browserSkipReason)('invitations (Chromium)', () => {
     const guest = await openBrowser();
     try {
       await accept(guest.page, first, 'a password I just made up');
-      expect(await guest.page.getByRole('alert').textContent()).toContain('An account already exists');
+      expect(await guest.page.locator('.alert-error').textContent()).toContain('An account already exists');
       await expect(client(stack.registry.url).auth.login.mutate({ email: other.email, password: 'a password I just made up' })).rejects.toThrow(/invalid email/);
       await accept(guest.page, first, 'the other owner password');
       expect(await guest.page.getByTestId('joined').textContent()).toBe(`${other.email} joined invco as viewer.`);
