@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LoginLimiter } from './rate-limit.js';
+import { addressKey, LoginLimiter } from './rate-limit.js';
 
 describe('LoginLimiter', () => {
   it('counts attempts when they start: the sixth of one account from one address is refused until the oldest leaves the window', () => {
@@ -37,5 +37,26 @@ describe('LoginLimiter', () => {
     expect(l.begin('other1@x', 'ip').ok).toBe(true);
     expect(l.begin('other2@x', 'ip').ok).toBe(true);
     expect(l.begin('other3@x', 'ip')).toMatchObject({ ok: false, limit: 'address' });
+  });
+});
+
+describe('addressKey', () => {
+  it.each([
+    ['203.0.113.7', '203.0.113.7'],
+    ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2::ffff', '2001:db8:1:2::/64'],
+    ['2001:0DB8:0001:0002:aaaa::1', '2001:db8:1:2::/64'],
+    ['2001:db8::1', '2001:db8:0:0::/64'],
+    ['::1', '0:0:0:0::/64'],
+    ['local', 'local'],
+  ])('%s → %s', (address, key) => {
+    expect(addressKey(address)).toBe(key);
+  });
+
+  it('counts every address of one IPv6 /64 together', () => {
+    const l = new LoginLimiter({ perAccountAddress: 100, perAddress: 3, perAccount: 100, windowMs: 60_000 }, () => 0);
+    for (let i = 1; i <= 3; i++) expect(l.begin(`u${i}@x`, `2001:db8:5:6::${i}`).ok).toBe(true);
+    expect(l.begin('u9@x', '2001:db8:5:6:ffff:ffff:ffff:ffff')).toMatchObject({ ok: false, limit: 'address' });
+    expect(l.begin('u9@x', '2001:db8:5:7::1').ok).toBe(true);
   });
 });

@@ -2,7 +2,8 @@
  * Login attempt limiter. An attempt is counted when it starts, before the password hash runs, in
  * three windows at once:
  * - per (account, client address): `perAccountAddress` attempts (a user mistyping from one place);
- * - per client address, across accounts: `perAddress` (one address guessing many accounts);
+ * - per client address (an IPv6 address by its /64), across accounts: `perAddress` (one address
+ *   guessing many accounts);
  * - per account, across addresses: `perAccount` (many addresses guessing one account).
  *
  * Counting synchronously at the start (no `await` between the check and the count) means
@@ -14,6 +15,25 @@
  * In memory, per process: behind a load balancer each replica counts on its own, which bounds an
  * attacker to the limits × replicas per window.
  */
+/**
+ * The address a limit counts: an IPv4 address as it is, an IPv6 address by its /64 (one
+ * subscriber usually holds a whole /64, so per-address limits on single IPv6 addresses would be
+ * 2^64 times too generous). Anything else (`local` in tests) as it is.
+ */
+export function addressKey(address: string): string {
+  if (!address.includes(':')) return address;
+  const [head = '', tail] = address.toLowerCase().split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  if (right.some((g) => g.includes('.')) || left.some((g) => g.includes('.'))) return address; // IPv4-mapped: rare here, kept whole
+  const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  if (groups.length !== 8) return address;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
+}
+
 export interface LoginLimits {
   perAccountAddress: number;
   perAddress: number;
@@ -59,7 +79,8 @@ export class LoginLimiter {
    * Counts an attempt of `account` from `address`, or says how long until one is allowed. Call it
    * before any password work, and call `succeed()` on the attempt when the password was right.
    */
-  begin(account: string, address: string): AttemptResult {
+  begin(account: string, rawAddress: string): AttemptResult {
+    const address = addressKey(rawAddress);
     const keys = { pair: `p|${account}|${address}`, address: `a|${address}`, account: `u|${account}` };
     const checks = [
       [this.wait(this.recent(keys.pair), this.limits.perAccountAddress), 'account and address'],
