@@ -12,7 +12,7 @@ const messages: Record<string, string> = {
   missing_token: 'Paste an API token (it starts with pyt_).',
   invalid: 'That email, password and tenant do not match an account. Check them, or sign in with an API token.',
   choose_tenant: 'Your account belongs to several tenants: type the tenant to sign in to.',
-  rate_limited: 'Too many failed attempts from here for this email. Wait a few minutes, then try again.',
+  rate_limited: 'Too many sign-in attempts from here or for this email, or the registry is busy checking passwords. Wait a few minutes, then try again.',
   bad_token: 'The registry does not accept that token (unknown, revoked or expired). Make a new one with `probeyard tokens create`.',
   unreachable: 'The registry does not answer. Check that it runs (`probeyard serve`), then try again.',
 };
