@@ -168,6 +168,20 @@ describe.each(backends)('account security on %s', (backend) => {
       await expect(publisher.caller.member.invitations()).rejects.toMatchObject({ code: 'FORBIDDEN' });
     });
 
+    it('bounds the pending invitations of a tenant (1,000), and only of that tenant', async () => {
+      const a = await h.tenant('inv-cap-a');
+      const b = await h.tenant('inv-cap-b');
+      const expiresAt = new Date(Date.now() + 3_600_000);
+      await h.db.prisma.invitation.createMany({
+        data: Array.from({ length: 1000 }, (_, i) => ({ tenantId: a.id, email: `bulk-${i}@example.com`, role: 'viewer' as const, hash: `${a.id}-${i}`, prefix: 'pyv_x', expiresAt })),
+      });
+      await expect(a.owner.member.invite({ email: 'one-more@example.com', role: 'viewer' })).rejects.toMatchObject({
+        code: 'CONFLICT',
+        message: 'member invite: 1000 invitations are pending, the limit is 1000; revoke some first',
+      });
+      await expect(b.owner.member.invite({ email: 'one-more@example.com', role: 'viewer' })).resolves.toMatchObject({ invitation: { email: 'one-more@example.com' } });
+    });
+
     it('tells member.remove and member.setRole callers nothing about users of other tenants', async () => {
       const a = await h.tenant('leak-a');
       const b = await h.tenant('leak-b');

@@ -7,6 +7,9 @@ import { emailSchema, roleSchema } from '../../schemas.js';
 import { userProcedure } from '../../trpc.js';
 import { invitationView, toInvitationView } from './invitation-view.js';
 
+/** Pending invitations a tenant may hold at once (rows nothing else bounds). */
+export const maxPendingInvitations = 1000;
+
 export const memberInviteInput = z.strictObject({
   email: emailSchema,
   role: roleSchema,
@@ -34,7 +37,12 @@ export const memberInvite = userProcedure('admin')
     if (!hasRole(p.role, input.role)) throw new RegistryError('forbidden', `member invite: inviting a ${input.role} needs the ${input.role} role`);
     const member = await ctx.db.membership.findFirst({ where: { tenantId: ctx.tenantId, user: { email: input.email } }, select: { id: true } });
     if (member) throw new RegistryError('conflict', `member invite: ${input.email} is already a member`);
-    const expiresAt = new Date(ctx.deps.now().getTime() + (input.expiresInHours ?? 72) * 3_600_000);
+    const now = ctx.deps.now();
+    const pending = await ctx.db.invitation.count({ where: { tenantId: ctx.tenantId, acceptedAt: null, revokedAt: null, expiresAt: { gt: now } } });
+    if (pending >= maxPendingInvitations) {
+      throw new RegistryError('conflict', `member invite: ${pending} invitations are pending, the limit is ${maxPendingInvitations}; revoke some first`);
+    }
+    const expiresAt = new Date(now.getTime() + (input.expiresInHours ?? 72) * 3_600_000);
     const { invitation, secret } = await ctx.db.$transaction(async (tx) => {
       const made = await createInvitation(tx, { tenantId: ctx.tenantId, email: input.email, role: input.role, createdById: p.userId, expiresAt });
       await writeAudit(tx, {
