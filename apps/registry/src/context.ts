@@ -21,7 +21,6 @@ export type Principal =
       /** The effective role: the weaker of the token's own and the member's. */
       role: Role;
       tokenId: string;
-      tokenKind: 'api' | 'session';
       /**
        * True when the token's own role is below the member's: the token acts for less than the
        * account, so it may not do what only the account may (set a first password, accept an invitation).
@@ -109,7 +108,6 @@ async function resolvePrincipal(deps: RegistryDeps, secret: string | undefined):
         id: true,
         tenantId: true,
         userId: true,
-        kind: true,
         role: true,
         expiresAt: true,
         revokedAt: true,
@@ -134,7 +132,6 @@ async function resolvePrincipal(deps: RegistryDeps, secret: string | undefined):
       email: token.user.email,
       role: weakerRole(token.role, membership.role),
       tokenId: token.id,
-      tokenKind: token.kind,
       capped: weakerRole(token.role, membership.role) !== membership.role,
     };
   }

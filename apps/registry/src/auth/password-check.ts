@@ -27,7 +27,14 @@ export function countAttempt(deps: RegistryDeps, what: string, account: string, 
 
 /** Verifies a password of a counted attempt through the gate; a right one marks the attempt a success. */
 export async function verifyCounted(deps: RegistryDeps, what: string, attempt: LoginAttempt, password: string, stored: string | null): Promise<boolean> {
-  const ok = await deps.passwordGate.run(what, () => verifyPassword(password, stored));
+  let ok: boolean;
+  try {
+    ok = await deps.passwordGate.run(what, () => verifyPassword(password, stored));
+  } catch (err) {
+    // Refused for load (or failed) before any answer: not a guess, so not held against anyone.
+    attempt.cancel();
+    throw err;
+  }
   if (ok) attempt.succeed();
   return ok;
 }

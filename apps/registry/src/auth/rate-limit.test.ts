@@ -40,6 +40,17 @@ describe('LoginLimiter', () => {
   });
 });
 
+describe('LoginLimiter.cancel', () => {
+  it('takes back an attempt that never reached the hash, from every window', () => {
+    const l = new LoginLimiter({ perAccountAddress: 1, perAddress: 1, perAccount: 1, windowMs: 60_000 }, () => 0);
+    const r = l.begin('a@x', 'ip');
+    if (!r.ok) throw new Error('refused');
+    expect(l.begin('a@x', 'ip').ok).toBe(false);
+    r.attempt.cancel();
+    expect(l.begin('a@x', 'ip').ok).toBe(true);
+  });
+});
+
 describe('addressKey', () => {
   it.each([
     ['203.0.113.7', '203.0.113.7'],

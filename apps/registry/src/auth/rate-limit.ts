@@ -47,6 +47,8 @@ export const defaultLoginLimits: LoginLimits = { perAccountAddress: 5, perAddres
 export interface LoginAttempt {
   /** The password was right: this attempt is no failure, and the account's failures from this address are forgotten. */
   succeed(): void;
+  /** No password was checked after all (the hash was refused for load): the attempt is taken back. */
+  cancel(): void;
 }
 
 export type AttemptResult = { ok: true; attempt: LoginAttempt } | { ok: false; retryAfterMs: number; limit: 'account and address' | 'address' | 'account' };
@@ -96,6 +98,13 @@ export class LoginLimiter {
     const at = this.now();
     for (const key of Object.values(keys)) this.windows.set(key, [...(this.windows.get(key) ?? []), at]);
     let done = false;
+    const takeBack = (from: string[]) => {
+      for (const key of from) {
+        const list = this.windows.get(key);
+        const i = list?.indexOf(at) ?? -1;
+        if (list && i >= 0) list.splice(i, 1);
+      }
+    };
     return {
       ok: true,
       attempt: {
@@ -103,11 +112,12 @@ export class LoginLimiter {
           if (done) return;
           done = true;
           this.windows.delete(keys.pair);
-          for (const key of [keys.address, keys.account]) {
-            const list = this.windows.get(key);
-            const i = list?.indexOf(at) ?? -1;
-            if (list && i >= 0) list.splice(i, 1);
-          }
+          takeBack([keys.address, keys.account]);
+        },
+        cancel: () => {
+          if (done) return;
+          done = true;
+          takeBack([keys.pair, keys.address, keys.account]);
         },
       },
     };
