@@ -10,6 +10,8 @@ import { loginCommand } from './commands/login.js';
 import { serveCommand } from './commands/serve.js';
 import { upCommand } from './commands/up.js';
 import { tokensCommand } from './commands/tokens.js';
+import { membersCommand } from './commands/members.js';
+import { invitationsCommand } from './commands/invitations.js';
 import { deployCommand } from './commands/deploy.js';
 import { deploymentsCommand } from './commands/deployments.js';
 import { kernelsCommand } from './commands/kernels.js';
@@ -27,7 +29,7 @@ export { CliError, type CliIo, ExitCode } from './io.js';
 export type { Command } from './command.js';
 
 /** Every subcommand, in the order `--help` lists them. */
-export const commands: readonly Command[] = [asmCommand, disasmCommand, verifyCommand, reportCommand, demoCommand, conformancePluginCommand, upCommand, serveCommand, adminCommand, loginCommand, tokensCommand, publishCommand, versionsCommand, yankCommand, kernelsCommand, agentsCommand, deployCommand, deploymentsCommand, inspectCommand, compatCommand, diffFormatsCommand, runCommand];
+export const commands: readonly Command[] = [asmCommand, disasmCommand, verifyCommand, reportCommand, demoCommand, conformancePluginCommand, upCommand, serveCommand, adminCommand, loginCommand, tokensCommand, membersCommand, invitationsCommand, publishCommand, versionsCommand, yankCommand, kernelsCommand, agentsCommand, deployCommand, deploymentsCommand, inspectCommand, compatCommand, diffFormatsCommand, runCommand];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -10,7 +10,9 @@ vi.setConfig({ testTimeout: 120_000, hookTimeout: 600_000 });
 // Test support of the registry: a data folder with a ready PGlite cluster (initdb takes ~30 s).
 import { prepareDataFolder } from '@probeyard/registry/testing';
 import { adminCommand } from '../src/commands/admin.js';
+import { invitationsCommand } from '../src/commands/invitations.js';
 import { loginCommand } from '../src/commands/login.js';
+import { membersCommand } from '../src/commands/members.js';
 import { loadRegistryServer } from '../src/commands/serve.js';
 import { tokensCommand } from '../src/commands/tokens.js';
 import type { Command } from '../src/command.js';
@@ -117,8 +119,10 @@ describe('with a running registry', () => {
 
   it('login --email trades a password (from stdin) for a session token', async () => {
     const made = await run(adminCommand, ['create-tenant', 'pwd', '--owner', 'boss@pwd.example', '--data', dataDir]);
-    const { registryClient } = await import('../src/registry.js');
-    await registryClient(registry.url, made.last).member.add.mutate({ email: 'dev@pwd.example', role: 'publisher', password: 'a long enough password' });
+    const invited = await run(membersCommand, ['invite', 'dev@pwd.example', '--role', 'publisher', '--registry', registry.url, '--token', made.last]);
+    expect(invited.code).toBe(0);
+    const accepted = await run(invitationsCommand, ['accept', invited.last, '--registry', registry.url, '--password-stdin'], 'a long enough password\n');
+    expect(accepted).toMatchObject({ code: 0, out: expect.stringContaining('dev@pwd.example joined tenant pwd as publisher (account created)') });
     const r = await run(loginCommand, ['--registry', registry.url, '--email', 'dev@pwd.example', '--password-stdin'], 'a long enough password\n');
     expect(r.code).toBe(0);
     expect(r.out).toContain('as dev@pwd.example (publisher) in tenant pwd');
@@ -126,6 +130,40 @@ describe('with a running registry', () => {
     const wrong = await run(loginCommand, ['--registry', registry.url, '--email', 'dev@pwd.example', '--password-stdin'], 'not the password\n');
     expect(wrong.code).toBe(1);
     expect(wrong.err).toContain('login: invalid email, password or tenant');
+  });
+
+  it('members invite / invitations / revoke-invitation, and invitations accept as the signed-in account', async () => {
+    const a = await run(adminCommand, ['create-tenant', 'inv-a', '--owner', 'boss@inv-a.example', '--data', dataDir]);
+    const b = await run(adminCommand, ['create-tenant', 'inv-b', '--owner', 'boss@inv-b.example', '--data', dataDir]);
+    const as = (token: string) => ['--registry', registry.url, '--token', token];
+    // A's owner invites B's owner (an existing account) and a new person; both answers look alike.
+    const known = await run(membersCommand, ['invite', 'boss@inv-b.example', '--role', 'admin', '--json', ...as(a.last)]);
+    const fresh = await run(membersCommand, ['invite', 'new@inv-a.example', '--role', 'viewer', '--json', ...as(a.last)]);
+    expect(Object.keys(JSON.parse(known.out)).sort()).toEqual(Object.keys(JSON.parse(fresh.out)).sort());
+    const pending = await run(membersCommand, ['invitations', ...as(a.last)]);
+    expect(pending.out).toMatch(/^ID\s+EMAIL\s+ROLE/);
+    expect(pending.out).toContain('boss@inv-b.example');
+    // The secret alone does not let anyone in as an existing account.
+    const knownSecret = JSON.parse(known.out).secret as string;
+    const noCredential = await run(invitationsCommand, ['accept', knownSecret, '--registry', registry.url, '--password-stdin'], 'some guess of a password\n');
+    expect(noCredential.code).toBe(1);
+    expect(noCredential.err).toContain("accept invitation: the password is not the account's password");
+    // B's owner accepts with its own (full-role) token.
+    const accepted = await run(invitationsCommand, ['accept', knownSecret, '--signed-in', ...as(b.last)]);
+    expect(accepted).toMatchObject({ code: 0, out: expect.stringContaining('boss@inv-b.example joined tenant inv-a as admin\n') });
+    const members = await run(membersCommand, ['list', ...as(a.last)]);
+    expect(members.out).toContain('boss@inv-b.example');
+    // Revoke the other one: it no longer works.
+    const id = JSON.parse(fresh.out).invitation.id as string;
+    expect(await run(membersCommand, ['revoke-invitation', id, ...as(a.last)])).toMatchObject({ code: 0, out: 'revoked the invitation of new@inv-a.example (viewer)\n' });
+    const late = await run(invitationsCommand, ['accept', JSON.parse(fresh.out).secret, '--registry', registry.url, '--password-stdin'], 'a long enough password\n');
+    expect(late.code).toBe(1);
+    expect(late.err).toContain('no such invitation');
+    expect((await run(membersCommand, ['invitations', ...as(a.last)])).out).toBe('no pending invitations\n');
+    // B's owner cannot revoke A's invitations: NOT_FOUND.
+    const other = await run(membersCommand, ['revoke-invitation', id, ...as(b.last)]);
+    expect(other.code).toBe(1);
+    expect(other.err).toContain(`invitation not found: ${id}`);
   });
 
   it.each([
@@ -187,6 +225,14 @@ describe('probeyard serve', () => {
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     return Object.assign(child, { stderrText: () => err, exited });
   }
+
+  it('refuses a --trusted-proxy that is not an address or subnet (exit 2), before opening the data folder', async () => {
+    const { serveCommand } = await import('../src/commands/serve.js');
+    const r = await run(serveCommand, ['--trusted-proxy', 'web.internal', '--data', join(tmpdir(), 'probeyard-never-made')]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('trusted proxy: not an address or subnet: web.internal');
+    expect(existsSync(join(tmpdir(), 'probeyard-never-made'))).toBe(false);
+  });
 
   it('serves, refuses a second server on the same data folder, and stops on SIGTERM', { timeout: 240_000 }, async () => {
     const dataDir = await dataFolder();

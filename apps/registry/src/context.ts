@@ -1,4 +1,5 @@
-import { FailureLimiter } from './auth/rate-limit.js';
+import { PasswordGate } from './auth/password-gate.js';
+import { LoginLimiter } from './auth/rate-limit.js';
 import { type Role, weakerRole } from './auth/roles.js';
 import { hashSecret, SecretKind } from './auth/secrets.js';
 import { UploadParser } from './data/upload-parser.js';
@@ -11,14 +12,31 @@ export type Principal =
   | { kind: 'anonymous' }
   /** A secret was given but is unusable; `reason` is told to the caller of a protected procedure. */
   | { kind: 'invalid'; reason: string }
-  | { kind: 'user'; tenantId: string; tenantName: string; userId: string; email: string; role: Role; tokenId: string }
+  | {
+      kind: 'user';
+      tenantId: string;
+      tenantName: string;
+      userId: string;
+      email: string;
+      /** The effective role: the weaker of the token's own and the member's. */
+      role: Role;
+      tokenId: string;
+      /**
+       * True when the token's own role is below the member's: the token acts for less than the
+       * account, so it may not do what only the account may (set a first password, accept an invitation).
+       */
+      capped: boolean;
+    }
   | { kind: 'agent'; tenantId: string; agentId: string }
   | { kind: 'admin'; credentialId: string };
 
 /** What lives as long as the server: the database and process-wide state. */
 export interface RegistryDeps {
   db: Db;
-  loginLimiter: FailureLimiter;
+  /** Login attempts, counted before the password hash (per account, address, and both). */
+  loginLimiter: LoginLimiter;
+  /** At most a few password hashes at a time, a bounded queue, then 429. */
+  passwordGate: PasswordGate;
   now: () => Date;
   /** True when the database answers and every migration is applied (`/readyz`). */
   isReady: () => Promise<boolean>;
@@ -63,7 +81,8 @@ export interface Context {
 export function createDeps(db: Db, opts: Partial<Omit<RegistryDeps, 'db'>> = {}): RegistryDeps {
   return {
     db,
-    loginLimiter: opts.loginLimiter ?? new FailureLimiter(),
+    loginLimiter: opts.loginLimiter ?? new LoginLimiter(),
+    passwordGate: opts.passwordGate ?? new PasswordGate(),
     now: opts.now ?? (() => new Date()),
     isReady: opts.isReady ?? (async () => true),
     fleet: opts.fleet ?? new FleetState(db),
@@ -113,6 +132,7 @@ async function resolvePrincipal(deps: RegistryDeps, secret: string | undefined):
       email: token.user.email,
       role: weakerRole(token.role, membership.role),
       tokenId: token.id,
+      capped: weakerRole(token.role, membership.role) !== membership.role,
     };
   }
   if (secret.startsWith(SecretKind.agent)) {

@@ -11,6 +11,7 @@ import { agentRevoke } from './procedures/agent/revoke.js';
 import { agentSetLabels } from './procedures/agent/set-labels.js';
 import { agentSelf } from './procedures/agent/self.js';
 import { auditList } from './procedures/audit/list.js';
+import { authAcceptInvitation } from './procedures/auth/accept-invitation.js';
 import { authLogin } from './procedures/auth/login.js';
 import { authSetPassword } from './procedures/auth/set-password.js';
 import { deploymentCreate } from './procedures/deployment/create.js';
@@ -27,7 +28,9 @@ import { outputWatch } from './procedures/output/watch.js';
 import { kernelGet } from './procedures/kernel/get.js';
 import { kernelList } from './procedures/kernel/list.js';
 import { kernelUpload } from './procedures/kernel/upload.js';
-import { memberAdd } from './procedures/member/add.js';
+import { memberInvitations } from './procedures/member/invitations.js';
+import { memberInvite } from './procedures/member/invite.js';
+import { memberRevokeInvitation } from './procedures/member/revoke-invitation.js';
 import { memberList } from './procedures/member/list.js';
 import { memberRemove } from './procedures/member/remove.js';
 import { memberSetRole } from './procedures/member/set-role.js';
@@ -58,9 +61,16 @@ export const appRouter = router({
   health,
   whoami,
   tenant: router({ create: tenantCreate }),
-  auth: router({ login: authLogin, setPassword: authSetPassword }),
+  auth: router({ login: authLogin, setPassword: authSetPassword, acceptInvitation: authAcceptInvitation }),
   token: router({ create: tokenCreate, list: tokenList, revoke: tokenRevoke }),
-  member: router({ add: memberAdd, list: memberList, remove: memberRemove, setRole: memberSetRole }),
+  member: router({
+    invite: memberInvite,
+    invitations: memberInvitations,
+    revokeInvitation: memberRevokeInvitation,
+    list: memberList,
+    remove: memberRemove,
+    setRole: memberSetRole,
+  }),
   audit: router({ list: auditList }),
   agent: router({
     artifact: agentArtifact,

@@ -134,7 +134,7 @@ describe.each(backends)('api on %s', (backend) => {
       const c = await h.caller(secret);
       const before = await h.counts();
       await expect(c.token.create({ name: 'more' })).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: `unauthorized: token ${state}` });
-      await expect(c.member.add({ email: 'x@example.com', role: 'viewer' })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+      await expect(c.member.invite({ email: 'x@example.com', role: 'viewer' })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
       await expect(c.agent.createEnrollmentToken()).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
       expect(await h.counts()).toEqual(before);
     });
@@ -177,10 +177,13 @@ describe.each(backends)('api on %s', (backend) => {
   });
 
   describe.skipIf(skip)('members', () => {
-    it('adds, lists, changes and removes members, one audit row each', async () => {
+    it('invites, lists, changes and removes members, one audit row each', async () => {
       const t = await h.tenant();
       const auditBefore = await h.db.prisma.auditEntry.count({ where: { tenantId: t.id } });
-      const { member } = await t.owner.member.add({ email: 'dev@example.com', role: 'publisher' });
+      const { secret } = await t.owner.member.invite({ email: 'dev@example.com', role: 'publisher' });
+      await (await h.caller()).auth.acceptInvitation({ secret, password: 'a password of my own' });
+      const member = (await t.owner.member.list()).members.find((m) => m.email === 'dev@example.com');
+      if (!member) throw new Error('the invited member is not listed');
       await t.owner.member.setRole({ userId: member.userId, role: 'admin' });
       const listed = await t.owner.member.list();
       expect(listed.members.map((m) => [m.email, m.role])).toEqual([
@@ -190,7 +193,7 @@ describe.each(backends)('api on %s', (backend) => {
       await t.owner.member.remove({ userId: member.userId });
       expect((await t.owner.member.list()).members).toHaveLength(1);
       const actions = (await h.db.prisma.auditEntry.findMany({ where: { tenantId: t.id }, orderBy: { id: 'asc' }, skip: auditBefore })).map((a) => a.action);
-      expect(actions).toEqual(['member.add', 'member.setRole', 'member.remove']);
+      expect(actions).toEqual(['member.invite', 'auth.acceptInvitation', 'member.setRole', 'member.remove']);
     });
 
     it('keeps the last owner', async () => {
@@ -203,16 +206,16 @@ describe.each(backends)('api on %s', (backend) => {
       const t = await h.tenant();
       const a = await h.member(t.owner, 'admin');
       const before = await h.counts();
-      await expect(a.caller.member.add({ email: 'boss@example.com', role: 'owner' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+      await expect(a.caller.member.invite({ email: 'boss@example.com', role: 'owner' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
       await expect(a.caller.member.remove({ userId: t.ownerId })).rejects.toMatchObject({ code: 'FORBIDDEN' });
       await expect(a.caller.member.setRole({ userId: t.ownerId, role: 'viewer' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
       expect(await h.counts()).toEqual(before);
     });
 
-    it('refuses a duplicate member with CONFLICT', async () => {
+    it('refuses to invite a member of the tenant with CONFLICT', async () => {
       const t = await h.tenant();
-      await t.owner.member.add({ email: 'twice@example.com', role: 'viewer' });
-      await expect(t.owner.member.add({ email: 'twice@example.com', role: 'viewer' })).rejects.toMatchObject({ code: 'CONFLICT' });
+      const m = await h.member(t.owner, 'viewer');
+      await expect(t.owner.member.invite({ email: m.email, role: 'viewer' })).rejects.toMatchObject({ code: 'CONFLICT' });
     });
   });
 
@@ -333,7 +336,7 @@ describe.each(backends)('api on %s', (backend) => {
       a = await h.tenant('alpha');
       b = await h.tenant('beta');
       aTokenId = (await a.owner.token.create({ name: 'a-secret' })).token.id;
-      aMember = (await a.owner.member.add({ email: `m@${a.name}.example`, role: 'viewer' })).member.userId;
+      aMember = (await h.member(a.owner, 'viewer')).userId;
       await h.db.prisma.program.create({ data: { tenantId: a.id, name: 'a-program' } });
       const { enrollmentToken } = await a.owner.agent.createEnrollmentToken();
       aAgent = (await (await h.caller()).agent.enroll({ enrollmentToken, hostname: 'a-node' })).agent.id;
@@ -387,7 +390,8 @@ describe.each(backends)('api on %s', (backend) => {
       ['agent.list', 'viewer', (c) => c.agent.list()],
       ['program.list', 'viewer', (c) => c.program.list()],
       ['kernel.list', 'viewer', (c) => c.kernel.list()],
-      ['member.add', 'admin', (c) => c.member.add({ email: `${unique('new')}@example.com`, role: 'viewer' })],
+      ['member.invite', 'admin', (c) => c.member.invite({ email: `${unique('new')}@example.com`, role: 'viewer' })],
+      ['member.invitations', 'admin', (c) => c.member.invitations()],
       ['audit.list', 'admin', (c) => c.audit.list()],
       ['agent.createEnrollmentToken', 'admin', (c) => c.agent.createEnrollmentToken()],
       ['agent.setLabels', 'admin', (c) => c.agent.setLabels({ agentId: roleAgent, labels: { tier: 'x' } })],

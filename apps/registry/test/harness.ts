@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { vi } from 'vitest';
 import pg from 'pg';
 import { ensureAdminCredential } from '../src/auth/admin-credential.js';
-import { FailureLimiter } from '../src/auth/rate-limit.js';
+import { LoginLimiter } from '../src/auth/rate-limit.js';
 import { type Context, createContextFactory, createDeps, type RegistryDeps } from '../src/context.js';
 import { type Database, openDatabase } from '../src/db/open.js';
 import { createCaller } from '../src/router.js';
@@ -61,7 +61,7 @@ export interface Harness {
   admin(): Promise<Caller>;
   /** A new tenant with a unique name; returns its owner's token and caller. */
   tenant(prefix?: string): Promise<{ id: string; name: string; ownerToken: string; ownerId: string; owner: Caller }>;
-  /** A member of `tenant` with `role` and a token of that role. */
+  /** A member of `tenant` with `role` (invited, and the invitation accepted with `password` or a random one) and a token of that role. */
   member(tenantOwner: Caller, role: 'owner' | 'admin' | 'publisher' | 'viewer', password?: string): Promise<{ userId: string; email: string; token: string; caller: Caller }>;
   /** Row counts of every table, to assert that a refused request wrote nothing. */
   counts(): Promise<Record<string, number>>;
@@ -144,7 +144,7 @@ export async function openHarness(backend: Backend, deps_: Partial<Omit<Registry
   const { db, dataDir, drop } = await openTestDatabase(backend);
   await db.migrate();
   const adminSecret = await ensureAdminCredential(dataDir, db.prisma);
-  const deps = createDeps(db.prisma, { loginLimiter: new FailureLimiter(5, 60_000), ...deps_ });
+  const deps = createDeps(db.prisma, { loginLimiter: new LoginLimiter({ windowMs: 60_000 }), ...deps_ });
   const factory = createContextFactory(deps);
   const createContext = (auth?: string, ip?: string) => factory({ authorization: auth ? `Bearer ${auth}` : undefined, ip: ip ?? '10.0.0.1' });
   const caller = async (secret?: string, ip?: string) => createCaller(await createContext(secret, ip));
@@ -164,9 +164,11 @@ export async function openHarness(backend: Backend, deps_: Partial<Omit<Registry
     },
     async member(owner, role, password) {
       const email = `${unique(role)}@example.com`.toLowerCase();
-      const { member } = await owner.member.add({ email, role, ...(password ? { password } : {}) });
-      // A token of exactly that role for the member, made in the data layer.
+      const { secret: invitation } = await owner.member.invite({ email, role });
+      await (await caller()).auth.acceptInvitation({ secret: invitation, password: password ?? `harness password ${unique('pw')}` });
       const ctx = await owner.whoami();
+      const member = { userId: (await db.prisma.user.findUniqueOrThrow({ where: { email }, select: { id: true } })).id };
+      // A token of exactly that role for the member, made in the data layer.
       const { createToken } = await import('../src/data/tokens.js');
       const { secret } = await db.prisma.$transaction((tx) =>
         createToken(tx, { tenantId: ctx.tenant.id, userId: member.userId, kind: 'api', name: 'test', role, expiresAt: null }),

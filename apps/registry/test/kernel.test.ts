@@ -40,9 +40,12 @@ describe.each(backends)('kernel profiles on %s', (backend) => {
     const stored = await h.db.prisma.eventFormat.findUniqueOrThrow({ where: { hash: got.events.find((e) => e.event === 'sched_switch')?.formatHash ?? '' } });
     expect(stored.text).toMatch(/^name: sched_switch\nID: \d+\nformat:/);
 
-    // The same tree in another tenant: a profile of its own, no new format rows.
+    // The same tree in another tenant: a profile of its own, no new format rows, and `newFormats`
+    // counted for B alone (it says nothing of what A uploaded).
+    const rowsBefore = await h.db.prisma.eventFormat.count();
     const again = await b.owner.kernel.upload({ name: 'linux-6.18', tarball: linux });
-    expect(again.newFormats).toBe(0);
+    expect(await h.db.prisma.eventFormat.count()).toBe(rowsBefore);
+    expect(again.newFormats).toBe(up.newFormats);
     expect(again.profile.contentHash).toBe(up.profile.contentHash);
 
     await expect(b.owner.kernel.get({ name: 'linux-6.18' })).resolves.toMatchObject({ profile: { id: again.profile.id } });

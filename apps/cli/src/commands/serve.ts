@@ -25,7 +25,7 @@ export function registryFailure(err: unknown): CliError | undefined {
   return undefined;
 }
 
-const help = `usage: probeyard serve [--port P] [--host H] [--data DIR]
+const help = `usage: probeyard serve [--port P] [--host H] [--data DIR] [--trusted-proxy ADDR ...]
 
 Runs the registry: the tRPC API under /trpc/, /healthz and /readyz, one JSON log line per request
 on stdout. The database is PGlite in the data folder (locked while the registry runs; the first
@@ -37,14 +37,24 @@ SIGINT/SIGTERM stop it gracefully: no new connections, in-flight requests finish
 options:
   --port P     port (default 4700; 0 picks a free one)
   --host H     address to listen on (default 127.0.0.1)
-  --data DIR   data folder (default .data/ at the repository root, or PROBEYARD_DATA)`;
+  --data DIR   data folder (default .data/ at the repository root, or PROBEYARD_DATA)
+  --trusted-proxy ADDR
+               a proxy whose X-Forwarded-For gives the client's address (the web app's server,
+               a load balancer): an address or a subnet (10.0.0.0/8); repeat for more. Default
+               PROBEYARD_TRUSTED_PROXIES (comma-separated), else none: logins are limited per
+               socket address, and behind an untrusted proxy every client shares the proxy's.`;
 
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the registry (embedded PGlite, or PostgreSQL with DATABASE_URL)',
   help,
   async run(args: string[], io: CliIo) {
-    const { values, positionals } = parseOptions(args, { port: { type: 'string' }, host: { type: 'string' }, data: { type: 'string' } });
+    const { values, positionals } = parseOptions(args, {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      data: { type: 'string' },
+      'trusted-proxy': { type: 'string', multiple: true },
+    });
     if (positionals.length > 0) throw new CliError(`unexpected argument '${positionals[0]}'`);
     const port = values.port === undefined ? undefined : Number(values.port);
     if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) throw new CliError(`--port: not a port: ${values.port}`);
@@ -58,6 +68,7 @@ export const serveCommand: Command = {
         databaseUrl: process.env.DATABASE_URL,
         ...(port !== undefined ? { port } : {}),
         ...(values.host ? { host: values.host } : {}),
+        ...(values['trusted-proxy'] ? { trustedProxies: values['trusted-proxy'] } : {}),
       });
     } catch (err) {
       throw registryFailure(err) ?? err;

@@ -305,6 +305,9 @@ export const upCommand: Command = {
         databaseUrl: process.env.DATABASE_URL,
         port,
         host,
+        // The web app's server (started below, on this machine) forwards each browser's address;
+        // it reaches the registry over loopback. Other local callers send no X-Forwarded-For.
+        trustedProxies: ['127.0.0.1', '::1'],
         logger: (entry) => registryLog.write(`${JSON.stringify(entry)}\n`),
       });
     } catch (err) {

@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 
 /**
  * The kinds of bearer secret, told apart by prefix: user API token, login session, agent
- * credential, enrolment token, instance admin credential.
+ * credential, enrolment token, instance admin credential, invitation (redeemed by `auth.acceptInvitation`,
+ * never a bearer token).
  */
 export const SecretKind = {
   apiToken: 'pyt_',
@@ -10,6 +11,7 @@ export const SecretKind = {
   agent: 'pya_',
   enrollment: 'pye_',
   admin: 'pyi_',
+  invitation: 'pyv_',
 } as const;
 export type SecretKind = (typeof SecretKind)[keyof typeof SecretKind];
 

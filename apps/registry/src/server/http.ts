@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { createContextFactory, type RegistryDeps, type RequestLog } from '../context.js';
 import { appRouter, createCaller } from '../router.js';
+import { clientAddress, type TrustedProxies } from './client-address.js';
 import type { Logger } from './log.js';
 
 /** The largest request body the API reads (bigger requests get 413 before any work is done). */
@@ -13,6 +14,8 @@ export interface HttpServerOptions {
   deps: RegistryDeps;
   logger: Logger;
   maxBodyBytes?: number;
+  /** Peers whose `X-Forwarded-For` is believed (the web app's server); nobody's when left out. */
+  trustedProxies?: TrustedProxies | undefined;
 }
 
 export interface HttpServer {
@@ -36,14 +39,18 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 export function createHttpServer(opts: HttpServerOptions): HttpServer {
   const maxBodyBytes = opts.maxBodyBytes ?? defaultMaxBodyBytes;
   const createContext = createContextFactory(opts.deps);
+  const ipOf = (req: IncomingMessage) => clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], opts.trustedProxies);
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: '/trpc/',
     maxBodySize: maxBodyBytes,
+    // No batches: one HTTP request is one call, so nothing limited per request (logins, password
+    // hashes, body size) is multiplied by packing calls together. Every client uses httpLink.
+    allowBatching: false,
     createContext: async ({ req }) => {
       const ctx = await createContext({
         authorization: req.headers.authorization,
-        ip: req.socket.remoteAddress,
+        ip: ipOf(req),
         requestId: (req.headers['x-request-id'] as string | undefined) ?? randomUUID(),
       });
       logs.set(req, ctx.log);
@@ -70,7 +77,7 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
       const input: unknown = raw === null ? undefined : JSON.parse(raw);
       const ctx = await createContext({
         authorization: req.headers.authorization,
-        ip: req.socket.remoteAddress,
+        ip: ipOf(req),
         requestId: (req.headers['x-request-id'] as string | undefined) ?? randomUUID(),
       });
       logs.set(req, ctx.log);

@@ -10,6 +10,7 @@ import { type Database, openDatabase } from '../db/open.js';
 import { RegistryError } from '../errors.js';
 import { CompatJobRunner } from '../jobs/compat-runner.js';
 import { tenantCreateInput } from '../procedures/tenant/create.js';
+import { envTrustedProxies, TrustedProxies } from './client-address.js';
 import { createHttpServer, type HttpServer } from './http.js';
 import { jsonLogger, type Logger } from './log.js';
 
@@ -34,6 +35,12 @@ export interface StartOptions extends StoreOptions {
    * `PROBEYARD_UPLOAD_PARSE_TIMEOUT_MS`, else 10 s.
    */
   uploads?: UploadParserOptions;
+  /**
+   * Peers whose `X-Forwarded-For` gives the client's address (the web app's server, a load
+   * balancer): addresses or subnets. Defaults to `PROBEYARD_TRUSTED_PROXIES` (comma-separated),
+   * else none: every request is its socket's address.
+   */
+  trustedProxies?: readonly string[];
   /** Test-only fault injection (see `RegistryHooks`). */
   hooks?: RegistryHooks;
 }
@@ -86,6 +93,9 @@ async function openAndMigrate(opts: StoreOptions, logger: Logger): Promise<Datab
 /** Opens the database, applies migrations, makes the admin credential, and serves the API. */
 export async function startRegistry(opts: StartOptions): Promise<RunningRegistry> {
   const logger = opts.logger ?? jsonLogger;
+  // Checked before the database opens: a typo in an address fails the start at once.
+  const proxies = opts.trustedProxies ?? envTrustedProxies();
+  const trustedProxies = proxies.length > 0 ? new TrustedProxies(proxies) : undefined;
   const db = await openAndMigrate(opts, logger);
   let http: HttpServer | undefined;
   let runner: CompatJobRunner | undefined;
@@ -109,7 +119,7 @@ export async function startRegistry(opts: StartOptions): Promise<RunningRegistry
     });
     // Agent credentials and assignments in memory before the first poll.
     await warmFleet(deps);
-    const server = createHttpServer({ deps, logger, ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}) });
+    const server = createHttpServer({ deps, logger, trustedProxies, ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}) });
     http = server;
     await server.listen(opts.port ?? defaultPort, opts.host ?? '127.0.0.1');
     const url = server.url();

@@ -36,6 +36,8 @@ export const browserProcedures = new Set([
   'member.setRole',
   'member.remove',
   'member.invite',
+  'member.invitations',
+  'member.revokeInvitation',
   'token.list',
   'token.create',
   'token.revoke',

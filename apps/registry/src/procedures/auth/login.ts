@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { verifyPassword } from '../../auth/password.js';
+import { countAttempt, verifyCounted } from '../../auth/password-check.js';
 import { writeAudit } from '../../data/audit.js';
 import { createToken } from '../../data/tokens.js';
 import { RegistryError } from '../../errors.js';
@@ -27,34 +27,30 @@ const denied = () => new RegistryError('unauthorized', 'login: invalid email, pa
 
 /**
  * `auth.login`: email and password → a session token of the member's role in one tenant.
- * Unknown user, wrong password and no membership all answer the same, in the same time;
- * failures are limited per (email, client address).
+ * Unknown user, wrong password and no membership all answer the same, in the same time.
+ * Attempts are counted before the hash, per (email, client address), per address and per email
+ * (src/auth/rate-limit.ts), and hashes run a few at a time (src/auth/password-gate.ts).
  */
 export const authLogin = publicProcedure
   .input(authLoginInput)
   .output(authLoginOutput)
   .mutation(async ({ ctx, input }) => {
     const { db, deps } = ctx;
-    const key = `${input.email}|${ctx.ip}`;
-    const wait = deps.loginLimiter.retryAfterMs(key);
-    if (wait > 0) {
-      throw new RegistryError('rate_limited', `login: too many failed attempts, try again in ${Math.ceil(wait / 1000)} s`, { retryAfterMs: wait });
-    }
+    // Counted before anything else (refused at once over the limit); hashed a few at a time.
+    const attempt = countAttempt(deps, 'login', input.email, ctx.ip);
     const user = await db.user.findUnique({
       where: { email: input.email },
       select: { id: true, email: true, passwordHash: true, memberships: { select: { role: true, tenant: { select: { id: true, name: true } } } } },
     });
-    const ok = await verifyPassword(input.password, user?.passwordHash ?? null);
+    const ok = await verifyCounted(deps, 'login', attempt, input.password, user?.passwordHash ?? null);
     const memberships = user?.memberships ?? [];
     const membership = input.tenant ? memberships.find((m) => m.tenant.name === input.tenant) : memberships.length === 1 ? memberships[0] : undefined;
     if (!user || !ok || !membership) {
-      deps.loginLimiter.fail(key);
       if (user && ok && !input.tenant && memberships.length > 1) {
         throw new RegistryError('bad_request', `login: ${memberships.length} tenants, choose one with tenant`);
       }
       throw denied();
     }
-    deps.loginLimiter.succeed(key);
     const expiresAt = new Date(deps.now().getTime() + sessionHours * 3_600_000);
     const { token, secret } = await db.$transaction(async (tx) => {
       const made = await createToken(tx, {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { parseEventsTarball, parseTraceDatUpload, profileSelect } from '../../data/kernels.js';
 import { writeAudit } from '../../data/audit.js';
 import { enqueueCompatJob } from '../../data/compat.js';
+import type { Tx } from '../../data/tx.js';
 import { isUniqueViolation, RegistryError } from '../../errors.js';
 import { slugSchema } from '../../schemas.js';
 import { userProcedure } from '../../trpc.js';
@@ -41,11 +42,27 @@ export const kernelUploadOutput = z.object({
   profile: kernelProfileView,
   /** Format files of the tree that did not parse (the rest of the profile is kept). */
   errors: z.array(z.object({ path: z.string(), message: z.string() })),
-  /** Formats this upload added to the instance (others were already stored). */
+  /** Formats no other profile of the tenant has (counted per tenant: what other tenants uploaded is not told). */
   newFormats: z.number().int(),
   /** The compat job computing every version of the tenant on this profile. */
   compatJobId: z.string(),
 });
+
+/**
+ * How many of `rows`' formats no profile of the tenant has yet. Formats are stored once for the
+ * instance, but whether a format row already existed says what other tenants uploaded: the count
+ * is the tenant's own (issue 13, finding 7).
+ */
+async function countNewFormatsOfTenant(tx: Tx, tenantId: string, rows: readonly { hash: string }[]): Promise<number> {
+  const hashes = [...new Set(rows.map((r) => r.hash))];
+  if (hashes.length === 0) return 0;
+  const known = await tx.kernelProfileFormat.findMany({
+    where: { formatHash: { in: hashes }, profile: { tenantId } },
+    distinct: ['formatHash'],
+    select: { formatHash: true },
+  });
+  return hashes.length - known.length;
+}
 
 /**
  * `kernel.upload` (publisher): a kernel profile from a tarball of an `events/` tree (complete,
@@ -66,7 +83,8 @@ export const kernelUpload = userProcedure('publisher')
     const complete = fromDat === undefined && input.partial !== true;
     try {
       const { profile, newFormats, jobId } = await ctx.db.$transaction(async (tx) => {
-        const made = await tx.eventFormat.createMany({ data: rows, skipDuplicates: true });
+        await tx.eventFormat.createMany({ data: rows, skipDuplicates: true });
+        const newFormats = await countNewFormatsOfTenant(tx, ctx.tenantId, rows);
         const created = await tx.kernelProfile.create({
           data: {
             tenantId: ctx.tenantId,
@@ -89,7 +107,7 @@ export const kernelUpload = userProcedure('publisher')
           targetId: created.id,
           detail: { name: input.name, source: fromDat ? 'trace_dat' : 'events_tree', complete, contentHash: set.hash, formats: rows.length, errors: set.errors.length, compatJob: job.id },
         });
-        return { profile: created, newFormats: made.count, jobId: job.id };
+        return { profile: created, newFormats, jobId: job.id };
       });
       ctx.deps.compatJobs?.kick();
       return {

@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { redirect } from 'next/navigation';
 import { registryUrl } from '../../lib/registry-client';
 import { getSession } from '../../lib/session';
@@ -11,7 +12,7 @@ const messages: Record<string, string> = {
   missing_token: 'Paste an API token (it starts with pyt_).',
   invalid: 'That email, password and tenant do not match an account. Check them, or sign in with an API token.',
   choose_tenant: 'Your account belongs to several tenants: type the tenant to sign in to.',
-  rate_limited: 'Too many failed attempts from here for this email. Wait a few minutes, then try again.',
+  rate_limited: 'Too many sign-in attempts from here or for this email, or the registry is busy checking passwords. Wait a few minutes, then try again.',
   bad_token: 'The registry does not accept that token (unknown, revoked or expired). Make a new one with `probeyard tokens create`.',
   unreachable: 'The registry does not answer. Check that it runs (`probeyard serve`), then try again.',
 };
@@ -63,8 +64,8 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         </form>
       </section>
       <p className="muted small">
-        Registry: <code>{registryUrl()}</code>. No account yet? An instance admin makes a tenant with{' '}
-        <code>probeyard admin create-tenant NAME --owner EMAIL</code>.
+        Registry: <code>{registryUrl()}</code>. Invited? <Link href="/invitations/accept">Accept the invitation</Link> to choose your password. No
+        tenant yet? An instance admin makes one with <code>probeyard admin create-tenant NAME --owner EMAIL</code>.
       </p>
     </main>
   );

@@ -21,6 +21,10 @@ async function forward(request: Request, path: string[]): Promise<Response> {
   if (token) headers.set('authorization', `Bearer ${token}`);
   const contentType = request.headers.get('content-type');
   if (contentType) headers.set('content-type', contentType);
+  // The browser's address (set by this server from its socket, src/server/start-web.ts): the
+  // registry believes it when this server is one of its trusted proxies.
+  const clientIp = request.headers.get('x-probeyard-client-ip');
+  if (clientIp) headers.set('x-forwarded-for', clientIp);
   const lastEventId = request.headers.get('last-event-id');
   if (lastEventId) headers.set('last-event-id', lastEventId);
   let upstream: Response;
