@@ -1,5 +1,5 @@
 import { diffEventFormats, type FieldChange, parseUname } from '@probeyard/compat';
-import { type EventFormat, isFormatError, parseEventFormat } from '@probeyard/formats';
+import { isFormatError, parseEventFormat } from '@probeyard/formats';
 import type { Db } from '../db/open.js';
 import { notFound } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
@@ -47,8 +47,8 @@ export type { FormatRow, ParsedProfile } from './upload-parse.js';
  * format rows to store, on a worker of `uploads` (src/data/upload-parser.ts). An unreadable
  * archive, one without format files, one not parsed in time or too big to parse is `bad_request`.
  */
-export function parseEventsTarball(uploads: UploadParser, base64: string): Promise<ParsedProfile> {
-  return uploads.parse('tarball', base64);
+export function parseEventsTarball(uploads: UploadParser, base64: string, tenantId: string): Promise<ParsedProfile> {
+  return uploads.parse('tarball', base64, tenantId);
 }
 
 /**
@@ -56,8 +56,8 @@ export function parseEventsTarball(uploads: UploadParser, base64: string): Promi
  * events it recorded) and the format rows to store, with the release and machine of its uname;
  * parsed on a worker of `uploads`, refused as {@link parseEventsTarball}.
  */
-export async function parseTraceDatUpload(uploads: UploadParser, base64: string): Promise<ParsedProfile & { release: string; machine: string }> {
-  const parsed = await uploads.parse('traceDat', base64);
+export async function parseTraceDatUpload(uploads: UploadParser, base64: string, tenantId: string): Promise<ParsedProfile & { release: string; machine: string }> {
+  const parsed = await uploads.parse('traceDat', base64, tenantId);
   const { release, arch } = parseUname(parsed.uname);
   return { ...parsed, release, machine: arch };
 }
@@ -110,20 +110,12 @@ export async function diffStoredProfiles(db: Db, tenantId: string, a: string, b:
   return out;
 }
 
-/** The parsed formats of `events` (bare event names) in a profile of the tenant: what a program was built against. */
-export async function profileBuildFormats(db: Db, tenantId: string, name: string, events: Set<string>): Promise<EventFormat[]> {
+/** The format texts of `events` (bare event names) in a profile of the tenant: what a program was built against (parsed on the verifier's worker). */
+export async function profileBuildFormatTexts(db: Db, tenantId: string, name: string, events: Set<string>): Promise<{ system: string; text: string }[]> {
   const p = await db.kernelProfile.findFirst({
     where: { tenantId, name },
     select: { formats: { where: { event: { in: [...events] } }, orderBy: [{ system: 'asc' }, { event: 'asc' }], select: { system: true, format: { select: { text: true } } } } },
   });
   if (!p) throw notFound('kernel profile', name);
-  const out: EventFormat[] = [];
-  for (const f of p.formats) {
-    try {
-      out.push(parseEventFormat(f.format.text, { system: f.system }));
-    } catch (err) {
-      if (!isFormatError(err)) throw err;
-    }
-  }
-  return out;
+  return p.formats.map((f) => ({ system: f.system, text: f.format.text }));
 }

@@ -30,7 +30,7 @@ export const agentReportProfile = agentProcedure
   .input(agentReportProfileInput)
   .output(agentReportProfileOutput)
   .mutation(async ({ ctx, input }) => {
-    const set = await parseEventsTarball(ctx.deps.uploads, input.tarball);
+    const set = await parseEventsTarball(ctx.deps.uploads, input.tarball, ctx.tenantId);
     const { rows } = set;
     const attempt = () =>
       ctx.db.$transaction(async (tx) => {

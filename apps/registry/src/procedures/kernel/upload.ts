@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { base64Schema } from '../../base64.js';
 import { parseEventsTarball, parseTraceDatUpload, profileSelect } from '../../data/kernels.js';
 import { writeAudit } from '../../data/audit.js';
 import { enqueueCompatJob } from '../../data/compat.js';
@@ -11,10 +12,7 @@ import { kernelProfileView, toKernelProfileView } from './profile-view.js';
 export const maxTarballBytes = 5 * 1024 * 1024;
 
 /** A `.tar` or `.tar.gz` of a tracefs `events/` tree, base64 (also what agents report). */
-export const tarballSchema = z
-  .string()
-  .max(Math.ceil(maxTarballBytes / 3) * 4, `tarball: larger than ${maxTarballBytes} bytes`)
-  .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'tarball: not base64');
+export const tarballSchema = base64Schema('tarball', maxTarballBytes);
 
 export const kernelUploadInput = z
   .strictObject({
@@ -25,11 +23,7 @@ export const kernelUploadInput = z
     /** A `.tar` or `.tar.gz` of a tracefs `events/` tree, base64. */
     tarball: tarballSchema.optional(),
     /** Or a trace.dat (trace-cmd v6/v7), base64: a profile of the formats it recorded. */
-    traceDat: z
-      .string()
-      .max(Math.ceil(maxTarballBytes / 3) * 4, `traceDat: larger than ${maxTarballBytes} bytes`)
-      .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'traceDat: not base64')
-      .optional(),
+    traceDat: base64Schema('traceDat', maxTarballBytes).optional(),
   })
   .refine((i) => (i.tarball === undefined) !== (i.traceDat === undefined), { message: 'give exactly one of tarball and traceDat', path: ['tarball'] });
 export const kernelUploadOutput = z.object({
@@ -53,8 +47,8 @@ export const kernelUpload = userProcedure('publisher')
   .output(kernelUploadOutput)
   .mutation(async ({ ctx, input }) => {
     // Parsed on a worker thread, with a deadline and a memory cap (src/data/upload-parser.ts).
-    const fromDat = input.traceDat !== undefined ? await parseTraceDatUpload(ctx.deps.uploads, input.traceDat) : undefined;
-    const set = fromDat ?? (await parseEventsTarball(ctx.deps.uploads, input.tarball ?? ''));
+    const fromDat = input.traceDat !== undefined ? await parseTraceDatUpload(ctx.deps.uploads, input.traceDat, ctx.tenantId) : undefined;
+    const set = fromDat ?? (await parseEventsTarball(ctx.deps.uploads, input.tarball ?? '', ctx.tenantId));
     const { rows } = set;
     try {
       const { profile, newFormats, jobId } = await ctx.db.$transaction(async (tx) => {
