@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseEventsTarball, profileSelect } from '../../data/kernels.js';
+import { collectReplacedAgentProfile, insertProfileFormats, parseEventsTarball, profileSelect } from '../../data/kernels.js';
 import { writeAudit } from '../../data/audit.js';
 import { isUniqueViolation } from '../../errors.js';
 import { agentProcedure } from '../../trpc.js';
@@ -37,22 +37,16 @@ export const agentReportProfile = agentProcedure
         let profile = await tx.kernelProfile.findUnique({ where: { tenantId_contentHash: { tenantId: ctx.tenantId, contentHash: set.hash } }, select: profileSelect });
         const created = !profile;
         if (!profile) {
-          await tx.eventFormat.createMany({ data: rows, skipDuplicates: true });
-          profile = await tx.kernelProfile.create({
-            data: {
-              tenantId: ctx.tenantId,
-              name: profileName(input.release, set.hash),
-              release: input.release,
-              machine: input.machine,
-              source: 'agent',
-              contentHash: set.hash,
-              formats: { createMany: { data: rows.map((r) => ({ system: r.system, event: r.event, formatHash: r.hash })) } },
-            },
-            select: profileSelect,
+          const made = await tx.kernelProfile.create({
+            data: { tenantId: ctx.tenantId, name: profileName(input.release, set.hash), release: input.release, machine: input.machine, source: 'agent', contentHash: set.hash },
+            select: { id: true },
           });
+          await insertProfileFormats(tx, made.id, rows);
+          profile = await tx.kernelProfile.findUniqueOrThrow({ where: { id: made.id }, select: profileSelect });
           // A new kernel: compute every version of the tenant on it (in the background).
           await enqueueCompatJob(tx, ctx.tenantId, profile.id);
         }
+        const before = await tx.agent.findUniqueOrThrow({ where: { id: ctx.principal.agentId }, select: { kernelProfileId: true } });
         await tx.agent.update({ where: { id: ctx.principal.agentId }, data: { kernelProfileId: profile.id, lastSeenAt: ctx.deps.now() }, select: { id: true } });
         await writeAudit(tx, {
           tenantId: ctx.tenantId,
@@ -63,15 +57,21 @@ export const agentReportProfile = agentProcedure
           detail: { contentHash: set.hash, created, formats: rows.length },
         });
         const linked = await tx.kernelProfile.findUniqueOrThrow({ where: { id: profile.id }, select: profileSelect });
-        return { profile: toKernelProfileView(linked), created };
+        return { profile: toKernelProfileView(linked), created, replaced: before.kernelProfileId !== profile.id ? before.kernelProfileId : null };
       });
     try {
-      const r = await attempt();
+      const { replaced, ...r } = await attempt();
       if (r.created) ctx.deps.compatJobs?.kick();
+      // The agent's kernel changed: the profile agents made for the old one goes when no agent is left on it.
+      if (replaced) await collectReplacedAgentProfile(ctx.db, ctx.tenantId, replaced);
       return r;
     } catch (err) {
       // Another node of the same kernel made the profile meanwhile: link to it.
-      if (isUniqueViolation(err)) return attempt();
+      if (isUniqueViolation(err)) {
+        const { replaced, ...r } = await attempt();
+        if (replaced) await collectReplacedAgentProfile(ctx.db, ctx.tenantId, replaced);
+        return r;
+      }
       throw err;
     }
   });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { base64Schema } from '../../base64.js';
-import { parseEventsTarball, parseTraceDatUpload, profileSelect } from '../../data/kernels.js';
+import { insertProfileFormats, parseEventsTarball, parseTraceDatUpload, profileSelect } from '../../data/kernels.js';
 import { writeAudit } from '../../data/audit.js';
 import { enqueueCompatJob } from '../../data/compat.js';
 import { isUniqueViolation, RegistryError } from '../../errors.js';
@@ -52,8 +52,7 @@ export const kernelUpload = userProcedure('publisher')
     const { rows } = set;
     try {
       const { profile, newFormats, jobId } = await ctx.db.$transaction(async (tx) => {
-        const made = await tx.eventFormat.createMany({ data: rows, skipDuplicates: true });
-        const created = await tx.kernelProfile.create({
+        const made = await tx.kernelProfile.create({
           data: {
             tenantId: ctx.tenantId,
             name: input.name,
@@ -61,10 +60,12 @@ export const kernelUpload = userProcedure('publisher')
             machine: input.machine ?? fromDat?.machine ?? '',
             source: fromDat ? 'trace_dat' : 'events_tree',
             contentHash: set.hash,
-            formats: { createMany: { data: rows.map((r) => ({ system: r.system, event: r.event, formatHash: r.hash })) } },
           },
-          select: profileSelect,
+          select: { id: true },
         });
+        // In chunks that let other requests run between them (src/data/kernels.ts).
+        const newFormats = await insertProfileFormats(tx, made.id, rows);
+        const created = await tx.kernelProfile.findUniqueOrThrow({ where: { id: made.id }, select: profileSelect });
         const job = await enqueueCompatJob(tx, ctx.tenantId, created.id);
         await writeAudit(tx, {
           tenantId: ctx.tenantId,
@@ -74,7 +75,7 @@ export const kernelUpload = userProcedure('publisher')
           targetId: created.id,
           detail: { name: input.name, source: fromDat ? 'trace_dat' : 'events_tree', contentHash: set.hash, formats: rows.length, errors: set.errors.length, compatJob: job.id },
         });
-        return { profile: created, newFormats: made.count, jobId: job.id };
+        return { profile: created, newFormats, jobId: job.id };
       });
       ctx.deps.compatJobs?.kick();
       return {
