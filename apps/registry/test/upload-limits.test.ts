@@ -5,35 +5,16 @@
 // never one another tenant's profile still links; a tarball whose format files all fail to parse
 // says why.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UploadParser } from '../src/data/upload-parser.js';
 import { backends, type Harness, openHarness, skipReason } from './harness.js';
+import { eventsTree } from './support/tar.js';
 
 const fixtures = fileURLToPath(new URL('../../../packages/formats/test/fixtures/formats/', import.meta.url));
 const linux = execFileSync('tar', ['-C', `${fixtures}linux-6.18`, '-czf', '-', '.']).toString('base64');
 
-/** A gzipped `events/` tree of `count` small, distinct, valid format files (`tag` makes them differ between trees), base64. */
-function tree(count: number, tag: string, body?: (i: number) => string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'probeyard-tree-'));
-  try {
-    for (let i = 0; i < count; i++) {
-      const d = join(dir, 'events', `s${i % 50}`, `${tag}${i}`);
-      mkdirSync(d, { recursive: true });
-      writeFileSync(
-        join(d, 'format'),
-        body?.(i) ??
-          `name: ${tag}${i}\nID: ${i + 1}\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:int x;\toffset:8;\tsize:4;\tsigned:1;\n\nprint fmt: "x=%d", REC->x\n`,
-      );
-    }
-    return execFileSync('tar', ['-C', dir, '-czf', '-', 'events'], { maxBuffer: 64 * 1024 * 1024 }).toString('base64');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+const tree = eventsTree;
 
 describe.each(backends)('what one upload may hold, on %s', (backend) => {
   const skip = skipReason(backend);
