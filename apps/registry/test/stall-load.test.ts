@@ -65,8 +65,7 @@ describe.each(backends)('one heavy tenant, 50 polling agents, on %s', (backend) 
       while (registry.deps.verifier.load(heavy.tenant.id).running === 0) await new Promise((r) => setTimeout(r, 10));
       let polls = 0;
       let busyPolls = 0;
-      const deadline = Date.now() + 6000;
-      while (Date.now() < deadline) {
+      for (let round = 0; round < 10; round++) {
         const busy = registry.deps.verifier.load(heavy.tenant.id);
         // One tenant holds at most its share (1 of 2) of the verifier's workers.
         expect(busy.running).toBeLessThanOrEqual(1);
@@ -74,11 +73,11 @@ describe.each(backends)('one heavy tenant, 50 polling agents, on %s', (backend) 
         for (const r of results) expect(r).toMatchObject({ etag: expect.any(String), pollAfterSeconds: 10 });
         polls += results.length;
         if (busy.running > 0) busyPolls += results.length;
-        await new Promise((r) => setTimeout(r, 200));
+        await new Promise((r) => setTimeout(r, 100));
       }
       stop = true;
       const outcomes = await heavyWork;
-      expect(polls).toBeGreaterThanOrEqual(500);
+      expect(polls).toBe(500);
       expect(busyPolls).toBeGreaterThan(0);
       expect(outcomes.filter((o) => o !== 'published' && o !== 'uploaded')).toEqual([]);
       expect(outcomes).toContain('uploaded');
