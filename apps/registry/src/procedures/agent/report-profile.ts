@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { collectReplacedAgentProfile, insertProfileFormats, parseEventsTarball, profileSelect } from '../../data/kernels.js';
+import { collectReplacedAgentProfile, insertProfileFormats, parseEventsTarball, profileSelect, profileTransaction } from '../../data/kernels.js';
 import { writeAudit } from '../../data/audit.js';
 import { isUniqueViolation } from '../../errors.js';
 import { agentProcedure } from '../../trpc.js';
@@ -58,7 +58,7 @@ export const agentReportProfile = agentProcedure
         });
         const linked = await tx.kernelProfile.findUniqueOrThrow({ where: { id: profile.id }, select: profileSelect });
         return { profile: toKernelProfileView(linked), created, replaced: before.kernelProfileId !== profile.id ? before.kernelProfileId : null };
-      });
+      }, profileTransaction);
     try {
       const { replaced, ...r } = await attempt();
       if (r.created) ctx.deps.compatJobs?.kick();

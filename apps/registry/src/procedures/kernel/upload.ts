@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { base64Schema } from '../../base64.js';
-import { insertProfileFormats, parseEventsTarball, parseTraceDatUpload, profileSelect } from '../../data/kernels.js';
+import { insertProfileFormats, parseEventsTarball, parseTraceDatUpload, profileSelect, profileTransaction } from '../../data/kernels.js';
 import { writeAudit } from '../../data/audit.js';
 import { enqueueCompatJob } from '../../data/compat.js';
 import { isUniqueViolation, RegistryError } from '../../errors.js';
@@ -76,7 +76,7 @@ export const kernelUpload = userProcedure('publisher')
           detail: { name: input.name, source: fromDat ? 'trace_dat' : 'events_tree', contentHash: set.hash, formats: rows.length, errors: set.errors.length, compatJob: job.id },
         });
         return { profile: created, newFormats, jobId: job.id };
-      });
+      }, profileTransaction);
       ctx.deps.compatJobs?.kick();
       return {
         profile: toKernelProfileView(profile),
