@@ -3,6 +3,7 @@ import { LoginLimiter } from './auth/rate-limit.js';
 import { type Role, weakerRole } from './auth/roles.js';
 import { hashSecret, SecretKind } from './auth/secrets.js';
 import { UploadParser } from './data/upload-parser.js';
+import { VerifierPool } from './jobs/verifier-pool.js';
 import type { Db } from './db/open.js';
 import { FleetState } from './fleet/fleet-state.js';
 import type { JobNotifier } from './jobs/compat-runner.js';
@@ -44,6 +45,8 @@ export interface RegistryDeps {
   fleet: FleetState;
   /** Parses uploaded tarballs and trace.dat files on worker threads, with a deadline and a memory cap. */
   uploads: UploadParser;
+  /** Verifies published programs and computes compat cells on worker threads, with a deadline and per-tenant fairness. */
+  verifier: VerifierPool;
   /** Wakes the compat job runner after a job is queued (absent in tests, which drain the queue themselves). */
   compatJobs?: JobNotifier | undefined;
   /** Test-only fault injection (the crash-safety test pauses a publish inside its transaction). */
@@ -88,6 +91,7 @@ export function createDeps(db: Db, opts: Partial<Omit<RegistryDeps, 'db'>> = {})
     fleet: opts.fleet ?? new FleetState(db),
     // Workers start on the first upload and stop when idle, so a default one costs nothing.
     uploads: opts.uploads ?? new UploadParser(),
+    verifier: opts.verifier ?? new VerifierPool(),
     compatJobs: opts.compatJobs,
     hooks: opts.hooks,
   };

@@ -15,6 +15,8 @@ export const RegistryErrorCode = {
   programRejected: 'program_rejected',
   notReady: 'not_ready',
   dataFolderLocked: 'data_folder_locked',
+  /** The data folder's owner or permissions let other users read or write it, and cannot be fixed. */
+  dataFolderUnsafe: 'data_folder_unsafe',
   migrationFailed: 'migration_failed',
   internal: 'internal',
 } as const;
@@ -33,6 +35,7 @@ export const trpcCodeOf: Record<RegistryErrorCode, TRPC_ERROR_CODE_KEY> = {
   program_rejected: 'UNPROCESSABLE_CONTENT',
   not_ready: 'PRECONDITION_FAILED',
   data_folder_locked: 'INTERNAL_SERVER_ERROR',
+  data_folder_unsafe: 'INTERNAL_SERVER_ERROR',
   migration_failed: 'INTERNAL_SERVER_ERROR',
   internal: 'INTERNAL_SERVER_ERROR',
 };

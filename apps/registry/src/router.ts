@@ -42,6 +42,7 @@ import { compatSetSettings, compatSettings } from './procedures/compat/settings.
 import { kernelEvents } from './procedures/kernel/events.js';
 import { kernelFormat } from './procedures/kernel/format.js';
 import { kernelDiff } from './procedures/kernel/diff.js';
+import { kernelDelete } from './procedures/kernel/delete.js';
 import { programGet } from './procedures/program/get.js';
 import { programList } from './procedures/program/list.js';
 import { programPublish } from './procedures/program/publish.js';
@@ -87,7 +88,7 @@ export const appRouter = router({
     uploadOutputs: agentUploadOutputs,
   }),
   deployment: router({ create: deploymentCreate, preview: deploymentPreview, list: deploymentList, get: deploymentGet, stop: deploymentStop, outputs: deploymentOutputs }),
-  kernel: router({ list: kernelList, get: kernelGet, upload: kernelUpload, diff: kernelDiff, events: kernelEvents, format: kernelFormat }),
+  kernel: router({ list: kernelList, get: kernelGet, upload: kernelUpload, diff: kernelDiff, events: kernelEvents, format: kernelFormat, delete: kernelDelete }),
   program: router({ list: programList, get: programGet, publish: programPublish }),
   version: router({ list: versionList, get: versionGet, spec: versionSpec, yank: versionYank }),
   output: router({ latest: outputLatest, series: outputSeriesProcedure, events: outputEvents, watch: outputWatch }),

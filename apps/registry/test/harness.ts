@@ -199,6 +199,7 @@ export async function openHarness(backend: Backend, deps_: Partial<Omit<Registry
       // The fleet state's timers (audit sync, last-seen flush) must not query a closing database.
       await deps.fleet.close();
       await deps.uploads.close();
+      await deps.verifier.close();
       await drop();
     },
   };

@@ -1,11 +1,11 @@
 // The data-folder lock: PGlite has none of its own, and two processes on one folder lose writes.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lockDataFolder, lockFileName } from '../src/db/data-lock.js';
+import { lockDataFolder, lockFileName, lockHolderAlive } from '../src/db/data-lock.js';
 import { openDatabase } from '../src/db/open.js';
 import { pgliteTemplate } from './harness.js';
 
@@ -27,7 +27,7 @@ describe('data-folder lock', () => {
   it('gives a second process a clear error naming the holder, and lets it in once released', async () => {
     const db = await openDatabase({ dataDir });
     try {
-      expect(readFileSync(join(dataDir, lockFileName), 'utf8').trim()).toBe(String(process.pid));
+      expect(readFileSync(join(dataDir, lockFileName), 'utf8').split('\n')[0]).toBe(String(process.pid));
       const r = openInAnotherProcess(dataDir);
       expect(r.status).toBe(1);
       expect(r.stderr.trim()).toBe(`data_folder_locked: data folder ${dataDir} is in use by pid ${process.pid}`);
@@ -47,7 +47,7 @@ describe('data-folder lock', () => {
     try {
       writeFileSync(join(dir, lockFileName), `${gone.stdout}\n`);
       const lock = lockDataFolder(dir);
-      expect(readFileSync(lock.path, 'utf8').trim()).toBe(String(process.pid));
+      expect(readFileSync(lock.path, 'utf8').split('\n')[0]).toBe(String(process.pid));
       lock.release();
       expect(existsSync(lock.path)).toBe(false);
     } finally {
@@ -65,4 +65,63 @@ describe('data-folder lock', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  // Issue 13, finding 9: after a SIGKILL, the old process stays a zombie until its parent reaps
+  // it, and kill(pid, 0) still succeeds on it: the restart was refused with "in use by pid N".
+  it('takes over a lock whose holder was SIGKILLed and is not yet reaped (a zombie)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'probeyard-lock-zombie-'));
+    const holderScript = fileURLToPath(new URL('fixtures/hold-data-folder.ts', import.meta.url));
+    const loader = new URL('../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+    // sh starts the holder in the background, prints its pid, and becomes `sleep`, which never
+    // reaps it: once killed, the holder stays a zombie for as long as the sleep lives.
+    const parent = spawn('sh', ['-c', `"$0" --import "$1" --conditions=@probeyard/source "$2" "$3" & echo $!; exec sleep 600`, process.execPath, loader, holderScript, dir], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      let out = '';
+      parent.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+      });
+      const deadline = Date.now() + 120_000;
+      while (!out.includes('locked') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const pid = Number(out.split('\n')[0]);
+      expect(readFileSync(join(dir, lockFileName), 'utf8').split('\n')[0]).toBe(String(pid));
+      expect(() => lockDataFolder(dir)).toThrow(`data folder ${dir} is in use by pid ${pid}`);
+      process.kill(pid, 'SIGKILL');
+      // The holder is a zombie now: its pid still answers kill(pid, 0).
+      while (!readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ')) await new Promise((r) => setTimeout(r, 20));
+      expect(() => process.kill(pid, 0)).not.toThrow();
+      const lock = lockDataFolder(dir);
+      expect(readFileSync(lock.path, 'utf8').split('\n')[0]).toBe(String(process.pid));
+      lock.release();
+    } finally {
+      parent.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('takes over a lock whose pid now belongs to another process (another start time, or not Node.js)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'probeyard-lock-reused-'));
+    const other = spawn('sleep', ['600'], { stdio: 'ignore' });
+    try {
+      const pid = other.pid ?? 0;
+      // This very process with another start time: a pid reused after a crash or a reboot.
+      expect(lockHolderAlive(process.pid, '1')).toBe(false);
+      expect(lockHolderAlive(process.pid, readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ')[19])).toBe(true);
+      // A lock of an older registry (a pid alone) held by a live program that is not Node.js.
+      expect(lockHolderAlive(pid, undefined)).toBe(false);
+      expect(lockHolderAlive(process.pid, undefined)).toBe(true);
+      writeFileSync(join(dir, lockFileName), `${pid}\n`);
+      const lock = lockDataFolder(dir);
+      expect(readFileSync(lock.path, 'utf8').split('\n')[0]).toBe(String(process.pid));
+      lock.release();
+      writeFileSync(join(dir, lockFileName), `${process.pid}\n1\n`);
+      const again = lockDataFolder(dir);
+      again.release();
+    } finally {
+      other.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
+

@@ -4,23 +4,15 @@
 // job without one covers every (version, profile) pair of its tenant that has no current result
 // (a new version). Both only compute what is missing, so a job that is run again after a crash,
 // or two jobs that overlap, do no harm: results are upserted by (version, profile).
-import {
-  checkCompat,
-  findProfileEvent,
-  type KernelProfile,
-  layoutOf,
-  type LayoutField,
-  type Manifest,
-  type ProgramSpec,
-  specFromJson,
-  verdictSummary,
-} from '@probeyard/compat';
-import { type EventFormat, parseEventFormat } from '@probeyard/formats';
+import { type Manifest, type ProgramSpec, type ProgramSpecJson, specFromJson } from '@probeyard/compat';
 import type { Db } from '../db/open.js';
 import { notFound } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { writeAudit } from './audit.js';
+import { type CompatCell, type CompatProfileRows, type CompatSettings, compatProfileOf, computeCell } from './compat-cell.js';
 import type { Tx } from './tx.js';
+
+export type { CompatCell, CompatProfileRows, CompatSettings, FieldDiff, StoredReasons } from './compat-cell.js';
 
 /**
  * The engine that computed a result; results of another engine are recomputed. 2: profiles
@@ -29,10 +21,6 @@ import type { Tx } from './tx.js';
  */
 export const compatEngine = 'probeyard-compat/2';
 
-/** A tenant's compat settings (`Tenant.strictCharSign`: also refuse a plain `char` signedness change). */
-export interface CompatSettings {
-  strictCharSign: boolean;
-}
 
 /** The engine string of results computed with `settings`: a settings change recomputes the matrix. */
 export function compatEngineOf(settings: CompatSettings): string {
@@ -53,78 +41,6 @@ export async function staleProfileResults(tx: Tx, profileId: string): Promise<vo
   await tx.compatResult.updateMany({ where: { profileId }, data: { engine: '' } });
 }
 
-/** One field a version reads whose layout on a kernel is not the one it was built for. */
-export interface FieldDiff {
-  /** `system/event` (or the bare event name). */
-  event: string;
-  field: string;
-  /** What changed from the build-time field to the kernel's. */
-  changes: ('removed' | 'event-missing' | 'moved' | 'resized' | 'signedness-changed' | 'became-dynamic' | 'became-static')[];
-  /** The field as built (null when the program reads it by name without a build-time layout). */
-  built: { byteOffset: number | null; size: number | null; signed: boolean | null; dataLoc: boolean } | null;
-  /** The field on the kernel (null when the kernel lacks it). */
-  kernel: LayoutField | null;
-  text: string;
-}
-
-/** What `CompatResult.reasons` holds: the verdict's programs and reasons, and the field diffs behind them. */
-export interface StoredReasons {
-  programs: ReturnType<typeof verdictSummary>['programs'];
-  reasons: ReturnType<typeof verdictSummary>['reasons'];
-  fieldDiffs: FieldDiff[];
-}
-
-/** Field-by-field differences between what a manifest was built against and a kernel profile. */
-export function fieldDiffsOf(manifest: Manifest, profile: KernelProfile): FieldDiff[] {
-  const out: FieldDiff[] = [];
-  const seen = new Set<string>();
-  for (const f of manifest.fields) {
-    const key = `${f.event}.${f.field}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    const slash = f.event.indexOf('/');
-    const found = findProfileEvent(profile, slash < 0 ? f.event : f.event.slice(slash + 1), slash < 0 ? undefined : f.event.slice(0, slash));
-    const built = { byteOffset: f.byteOffset ?? null, size: f.size ?? null, signed: f.signed ?? null, dataLoc: f.dataLoc };
-    const hasBuilt = f.byteOffset !== undefined;
-    if (!found) {
-      out.push({ event: f.event, field: f.field, changes: ['event-missing'], built: hasBuilt ? built : null, kernel: null, text: `${f.event}: not in this kernel` });
-      continue;
-    }
-    const kernel = layoutOf(found.format).fields.find((x) => x.name === f.field) ?? null;
-    if (!kernel) {
-      out.push({ event: f.event, field: f.field, changes: ['removed'], built: hasBuilt ? built : null, kernel: null, text: `${f.event}.${f.field}: no such field in this kernel` });
-      continue;
-    }
-    const changes: FieldDiff['changes'] = [];
-    const parts: string[] = [];
-    if (f.dataLoc !== (kernel.dynamic !== undefined)) {
-      changes.push(kernel.dynamic ? 'became-dynamic' : 'became-static');
-      parts.push(kernel.dynamic ? `became __${kernel.dynamic}` : 'no longer __data_loc');
-    }
-    // Offsets and sizes say nothing once a field turned from inline to `__data_loc` (or back).
-    if (hasBuilt && changes.length === 0) {
-      // A manifest field's offset includes the addend inside the field (an array element); compare the field start.
-      if (f.kind === 'byte-offset' && f.byteOffset !== undefined && (f.byteOffset < kernel.byteOffset || f.byteOffset >= kernel.byteOffset + kernel.size)) {
-        changes.push('moved');
-        parts.push(`offset ${f.byteOffset} → ${kernel.byteOffset}`);
-      }
-      if (f.kind !== 'byte-offset' && f.size !== undefined && f.size !== kernel.size) {
-        changes.push('resized');
-        parts.push(`size ${f.size} → ${kernel.size}`);
-      } else if (f.kind === 'byte-offset' && f.size !== undefined && f.size > kernel.size) {
-        changes.push('resized');
-        parts.push(`read of ${f.size} bytes, field is ${kernel.size}`);
-      }
-      if (f.signed !== undefined && f.signed !== kernel.signed) {
-        changes.push('signedness-changed');
-        parts.push(kernel.signed ? 'now signed' : 'now unsigned');
-      }
-    }
-    if (changes.length > 0) out.push({ event: f.event, field: f.field, changes, built: hasBuilt ? built : null, kernel, text: `${f.event}.${f.field}: ${parts.join(', ')}` });
-  }
-  return out;
-}
-
 /** Events (bare names) a spec reads or attaches to: the only formats of a profile a verdict needs. */
 function eventsOfSpec(spec: ProgramSpec): Set<string> {
   const names = new Set<string>();
@@ -136,10 +52,11 @@ function eventsOfSpec(spec: ProgramSpec): Set<string> {
 }
 
 /**
- * A stored kernel profile as packages/compat's `KernelProfile`, with only the formats of `events`
- * (bare event names) parsed: the others are left out, which no verdict on those events can tell.
+ * A stored kernel profile's rows as the verifier worker takes them (src/data/compat-cell.ts
+ * `compatProfileOf`), with only the formats of `events` (bare event names): the others are left
+ * out, which no verdict on those events can tell.
  */
-export async function loadCompatProfile(db: Db | Tx, profileId: string, events: Set<string> | undefined): Promise<KernelProfile> {
+export async function loadCompatProfileRows(db: Db | Tx, profileId: string, events: Set<string> | undefined): Promise<CompatProfileRows> {
   const p = await db.kernelProfile.findUniqueOrThrow({
     where: { id: profileId },
     select: {
@@ -153,38 +70,19 @@ export async function loadCompatProfile(db: Db | Tx, profileId: string, events: 
       },
     },
   });
-  const eventsMap = new Map<string, string>();
-  const formats = new Map<string, EventFormat>();
-  const errors: KernelProfile['errors'] = [];
-  let wordSize: 4 | 8 | undefined;
-  for (const f of p.formats.sort((a, b) => (`${a.system}/${a.event}` < `${b.system}/${b.event}` ? -1 : 1))) {
-    const key = `${f.system}/${f.event}`;
-    try {
-      if (!formats.has(f.formatHash)) {
-        const parsed = parseEventFormat(f.format.text, { system: f.system });
-        formats.set(f.formatHash, parsed);
-        wordSize ??= parsed.longSize;
-      }
-      eventsMap.set(key, f.formatHash);
-    } catch (err) {
-      errors.push({ path: `${key}/format`, message: (err as Error).message });
-    }
-  }
-  // Only the spec's events were loaded; an event missing from them is missing from the stored
-  // profile too, so its completeness holds for them.
-  return { release: p.release, arch: p.machine, wordSize, hash: p.contentHash, source: 'json', complete: p.complete, events: eventsMap, formats, errors };
+  return {
+    release: p.release,
+    machine: p.machine,
+    contentHash: p.contentHash,
+    formats: p.formats.map((f) => ({ system: f.system, event: f.event, formatHash: f.formatHash, text: f.format.text })),
+  };
 }
 
-/** The verdict of one spec on one profile, as stored. */
-export function computeCell(
-  spec: ProgramSpec,
-  manifest: Manifest,
-  profile: KernelProfile,
-  settings: CompatSettings = { strictCharSign: false },
-): { verdict: 'compatible' | 'relocated' | 'incompatible' | 'unknown'; reasons: StoredReasons } {
-  const summary = verdictSummary(checkCompat(spec, profile, { strictCharSign: settings.strictCharSign }));
-  return { verdict: summary.status, reasons: { programs: summary.programs, reasons: summary.reasons, fieldDiffs: fieldDiffsOf(manifest, profile) } };
-}
+/** Computes one (version, profile) cell: on a verifier worker in the server (its verdict verifies the relocated programs), in this thread by default. */
+export type CellComputer = (tenantId: string, spec: ProgramSpecJson, manifest: Manifest, profile: CompatProfileRows, settings: CompatSettings) => Promise<CompatCell>;
+
+/** The cell computed in this thread (tests and tools; the server's runner uses its verifier pool). */
+export const computeCellHere: CellComputer = async (_tenantId, spec, manifest, profile, settings) => computeCell(specFromJson(spec), manifest, compatProfileOf(profile), settings);
 
 /** Queues a compat job in the transaction that made the version or profile (so neither exists without its job). */
 export async function enqueueCompatJob(tx: Tx, tenantId: string, profileId: string | null): Promise<{ id: string }> {
@@ -264,7 +162,13 @@ export async function requeueRunningJobs(db: Db): Promise<number> {
  * and upserted; `done`/`total` show progress, and each step renews the lease. `shouldStop` is
  * asked between pairs: a stopped job goes back to the queue for any runner to finish.
  */
-export async function runCompatJob(db: Db, jobId: string, shouldStop: () => boolean = () => false, clock: JobClock = {}): Promise<'done' | 'failed' | 'stopped'> {
+export async function runCompatJob(
+  db: Db,
+  jobId: string,
+  shouldStop: () => boolean = () => false,
+  clock: JobClock = {},
+  computeCellOf: CellComputer = computeCellHere,
+): Promise<'done' | 'failed' | 'stopped'> {
   const job = await db.compatJob.findUniqueOrThrow({ where: { id: jobId }, select: { tenantId: true, profileId: true } });
   const stopped = async (): Promise<'stopped'> => {
     await db.compatJob.updateMany({ where: { id: jobId, status: 'running' }, data: { status: 'queued', leaseUntil: null } });
@@ -296,14 +200,15 @@ export async function runCompatJob(db: Db, jobId: string, shouldStop: () => bool
       if (shouldStop()) return await stopped();
       const v = await db.programVersion.findUnique({ where: { id: versionId }, select: { spec: true, manifest: true } });
       if (v) {
-        const spec = specFromJson(v.spec);
+        const specJson = v.spec as unknown as ProgramSpecJson;
+        const spec = specFromJson(specJson);
         const manifest = v.manifest as unknown as Manifest;
         const events = eventsOfSpec(spec);
         for (const profileId of profileIds) {
           if (shouldStop()) return await stopped();
           const exists = await db.kernelProfile.findUnique({ where: { id: profileId }, select: { id: true } });
           if (exists) {
-            const cell = computeCell(spec, manifest, await loadCompatProfile(db, profileId, events), settings);
+            const cell = await computeCellOf(job.tenantId, specJson, manifest, await loadCompatProfileRows(db, profileId, events), settings);
             const data = { verdict: cell.verdict, reasons: cell.reasons as unknown as Prisma.InputJsonValue, engine, computedAt: new Date() };
             try {
               await db.compatResult.upsert({
@@ -337,6 +242,8 @@ export async function runCompatJob(db: Db, jobId: string, shouldStop: () => bool
     });
     return 'done';
   } catch (err) {
+    // Stopped while a cell was on a worker (the registry is shutting down): back to the queue.
+    if (shouldStop()) return await stopped();
     await db.compatJob.update({
       where: { id: jobId },
       data: { status: 'failed', error: `compat job: ${(err as Error).message}`.slice(0, 2000), finishedAt: new Date(), leaseUntil: null },

@@ -42,6 +42,39 @@ export type ParseOutcome = { ok: true; profile: ParsedProfile } | { ok: false; r
 export interface ParseLimits {
   /** Bytes an upload may decompress to in all (gzip of a tarball, compressed sections of a trace.dat). */
   maxDecompressedBytes: number;
+  /** Format files an upload may hold (a kernel has ~2,300 events). */
+  maxFormats: number;
+  /** Bytes of format text an upload may hold, all files together (a kernel's are ~2 MB). */
+  maxFormatTextBytes: number;
+}
+
+/**
+ * What one upload may hold: 64 MiB decompressed, 10,000 format files, 16 MiB of format text. A
+ * kernel has ~2,300 events and ~2 MB of format text (2,323 and 2.0 MB on this machine's 6.18, 1,544
+ * and 1.2 MB on an Android 5.10); every format is a row to insert, so the bound is what keeps one
+ * small upload (a 394 KB tarball of 20,000 tiny formats) from becoming a huge insert.
+ */
+export const defaultUploadLimits: ParseLimits = { maxDecompressedBytes: 64 * 1024 * 1024, maxFormats: 10_000, maxFormatTextBytes: 16 * 1024 * 1024 };
+
+/** How many parse errors a refusal quotes (the rest are counted). */
+const quotedErrors = 5;
+
+/** The refusal of an upload none of whose format files parses: the first errors, word for word. */
+function noneParsed(prefix: string, errors: { path: string; message: string }[]): string {
+  const shown = errors.slice(0, quotedErrors).map((e) => `${e.path}: ${e.message}`);
+  const more = errors.length > quotedErrors ? `; and ${errors.length - quotedErrors} more` : '';
+  return `${prefix}: none of its ${errors.length} format files parses: ${shown.join('; ')}${more}`;
+}
+
+/** The format files of an upload within the limits, or the refusal that says which limit. */
+function overLimits(prefix: string, formats: { text: string }[], limits: ParseLimits): string | undefined {
+  if (formats.length > limits.maxFormats) {
+    return `${prefix}: ${formats.length} format files, more than the ${limits.maxFormats} one upload may hold (a kernel has about 2,300)`;
+  }
+  let bytes = 0;
+  for (const f of formats) bytes += Buffer.byteLength(f.text, 'utf8');
+  if (bytes > limits.maxFormatTextBytes) return `${prefix}: ${mib(bytes)} of format text, more than the ${mib(limits.maxFormatTextBytes)} one upload may hold`;
+  return undefined;
 }
 
 const mib = (n: number) => (n < 1024 * 1024 ? `${n} bytes` : `${Math.round((n / 1024 / 1024) * 10) / 10} MiB`);
@@ -86,11 +119,15 @@ async function parseTarball(bytes: Uint8Array, limits: ParseLimits): Promise<Par
     if (isFormatError(err)) return { ok: false, refused: `kernel upload: ${err.message}` };
     throw err;
   }
+  const formatFiles = files.filter((f) => classifyEventsPath(f.path)?.kind === 'format');
+  const over = overLimits('kernel upload: tarball', formatFiles, limits);
+  if (over) return { ok: false, refused: over };
   const set = await buildEventFormatSet(files);
   if (set.formats.size === 0) {
+    if (set.errors.length > 0) return { ok: false, refused: noneParsed('kernel upload: tarball', set.errors.map((e) => ({ path: e.path, message: e.error.message }))) };
     return { ok: false, refused: `kernel upload: no events/<system>/<event>/format files in the tarball (${files.length} files)` };
   }
-  const textOf = new Map(files.filter((f) => classifyEventsPath(f.path)?.kind === 'format').map((f) => [f.path, f.text]));
+  const textOf = new Map(formatFiles.map((f) => [f.path, f.text]));
   const version = files.find((f) => /^(?:\.\/)?(?:events\/)?kernel_version\.txt$/.test(f.path));
   return { ok: true, profile: { ...rowsOf(set, textOf), ...(version !== undefined ? { kernelVersion: version.text.slice(0, 1024) } : {}) } };
 }
@@ -117,8 +154,14 @@ async function parseTraceDat(bytes: Uint8Array, limits: ParseLimits): Promise<Pa
   } finally {
     budget = { left: Number.POSITIVE_INFINITY, limit: Number.POSITIVE_INFINITY };
   }
+  const over = overLimits('kernel upload: trace.dat', files.slice(2), limits);
+  if (over) return { ok: false, refused: over };
   const set = await buildEventFormatSet(files);
-  if (set.formats.size === 0) return { ok: false, refused: 'kernel upload: trace.dat: it carries no event format' };
+  if (set.formats.size === 0) {
+    const errors = set.errors.map((e) => ({ path: e.path, message: e.error.message }));
+    if (errors.length > 0) return { ok: false, refused: noneParsed('kernel upload: trace.dat', errors) };
+    return { ok: false, refused: 'kernel upload: trace.dat: it carries no event format' };
+  }
   return { ok: true, profile: { ...rowsOf(set, new Map(files.map((f) => [f.path, f.text]))), uname } };
 }
 

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { RegistryError } from '../errors.js';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { secureDataFolder } from './data-folder.js';
 import { type DataLock, lockDataFolder } from './data-lock.js';
 import { applyMigrations, type MigrationDriver, pendingMigrations, readMigrations } from './migrate.js';
 
@@ -53,6 +54,8 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   const migrations = readMigrations(opts.migrations ?? migrationsDir);
   const url = opts.databaseUrl;
   if (url && /^postgres(ql)?:\/\//.test(url)) {
+    // The folder keeps the admin credential: private too.
+    if (opts.dataDir) secureDataFolder(opts.dataDir);
     const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) });
     const driver = pgMigrationDriver(url);
     let closed = false;
@@ -73,11 +76,17 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   }
   if (url) throw new RegistryError('bad_request', `database url: only postgres:// urls are supported, got ${redact(url)}`);
   if (!opts.dataDir) throw new RegistryError('bad_request', 'database: a data folder or a postgres:// url is needed');
+  secureDataFolder(opts.dataDir);
   const lock: DataLock = lockDataFolder(opts.dataDir);
   let pglite: PGlite;
+  let opened: PGlite | undefined;
   try {
-    pglite = await PGlite.create(join(opts.dataDir, 'pglite'));
+    opened = await PGlite.create(join(opts.dataDir, 'pglite'));
+    pglite = opened;
+    // PGlite made files 0666 as it opened (a fresh cluster: all of them).
+    secureDataFolder(opts.dataDir);
   } catch (err) {
+    await opened?.close().catch(() => {});
     lock.release();
     throw err;
   }

@@ -9,6 +9,7 @@ import { warmFleet } from '../fleet/warm.js';
 import { type Database, openDatabase } from '../db/open.js';
 import { RegistryError } from '../errors.js';
 import { CompatJobRunner } from '../jobs/compat-runner.js';
+import { defaultVerifyTimeoutMs, VerifierPool, type VerifierPoolOptions } from '../jobs/verifier-pool.js';
 import { tenantCreateInput } from '../procedures/tenant/create.js';
 import { envTrustedProxies, TrustedProxies } from './client-address.js';
 import { createHttpServer, type HttpServer } from './http.js';
@@ -41,6 +42,12 @@ export interface StartOptions extends StoreOptions {
    * else none: every request is its socket's address.
    */
   trustedProxies?: readonly string[];
+  /**
+   * Limits of the worker threads that verify published programs and compute compat cells
+   * (deadline, heap, per-tenant fairness; src/jobs/verifier-pool.ts). The deadline defaults to
+   * `PROBEYARD_VERIFY_TIMEOUT_MS`, else 30 s.
+   */
+  verifier?: VerifierPoolOptions;
   /** Test-only fault injection (see `RegistryHooks`). */
   hooks?: RegistryHooks;
 }
@@ -70,11 +77,11 @@ export function readRunningRegistry(dataDir: string): { url: string; pid: number
   }
 }
 
-function envTimeoutMs(): number | undefined {
-  const raw = process.env.PROBEYARD_UPLOAD_PARSE_TIMEOUT_MS;
+function envTimeoutMs(name: string): number | undefined {
+  const raw = process.env[name];
   if (raw === undefined || raw === '') return undefined;
   const ms = Number(raw);
-  if (!(Number.isFinite(ms) && ms > 0)) throw new RegistryError('bad_request', `PROBEYARD_UPLOAD_PARSE_TIMEOUT_MS: not a positive number of milliseconds: ${raw}`);
+  if (!(Number.isFinite(ms) && ms > 0)) throw new RegistryError('bad_request', `${name}: not a positive number of milliseconds: ${raw}`);
   return ms;
 }
 
@@ -100,16 +107,23 @@ export async function startRegistry(opts: StartOptions): Promise<RunningRegistry
   let http: HttpServer | undefined;
   let runner: CompatJobRunner | undefined;
   let parser: UploadParser | undefined;
+  let verifierPool: VerifierPool | undefined;
   try {
     await ensureAdminCredential(opts.dataDir, db.prisma);
+    const verifier = new VerifierPool({ timeoutMs: envTimeoutMs('PROBEYARD_VERIFY_TIMEOUT_MS') ?? defaultVerifyTimeoutMs, ...opts.verifier });
+    verifierPool = verifier;
     // Compat jobs left queued or running by a previous process are picked up again: at once on
     // PGlite (this process is the only one), when their lease lapses on a shared PostgreSQL.
-    const jobs = new CompatJobRunner(db.prisma, logger, { exclusive: db.kind === 'pglite' });
+    const jobs = new CompatJobRunner(db.prisma, logger, {
+      exclusive: db.kind === 'pglite',
+      computeCellOf: (tenantId, spec, manifest, profile, settings) => verifier.compatCell(tenantId, spec, manifest, profile, settings),
+    });
     runner = jobs;
-    const uploads = new UploadParser({ timeoutMs: envTimeoutMs() ?? defaultUploadParseTimeoutMs, ...opts.uploads });
+    const uploads = new UploadParser({ timeoutMs: envTimeoutMs('PROBEYARD_UPLOAD_PARSE_TIMEOUT_MS') ?? defaultUploadParseTimeoutMs, ...opts.uploads });
     parser = uploads;
     const deps = createDeps(db.prisma, {
       uploads,
+      verifier,
       compatJobs: jobs,
       hooks: opts.hooks,
       isReady: async () => {
@@ -138,7 +152,11 @@ export async function startRegistry(opts: StartOptions): Promise<RunningRegistry
           rmSync(runningFile, { force: true });
           await server.close();
           await uploads.close();
-          await jobs.stop();
+          // The runner stops between cells; a cell on a worker now ends with the verifier's close,
+          // and its job goes back to the queue.
+          const stopping = jobs.stop();
+          await verifier.close();
+          await stopping;
           // Batched agent last-seen times are written before the database closes.
           await deps.fleet.close().catch((err: Error) => logger({ level: 'error', msg: 'last-seen flush failed', error: err.message }));
           await db.close();
@@ -151,6 +169,7 @@ export async function startRegistry(opts: StartOptions): Promise<RunningRegistry
     await http?.close(0);
     await parser?.close();
     await runner?.stop();
+    await verifierPool?.close();
     await db.close();
     throw err;
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseEventsTarball, profileSelect } from '../../data/kernels.js';
+import { collectReplacedAgentProfile, insertProfileFormats, parseEventsTarball, profileSelect, profileTransaction } from '../../data/kernels.js';
 import { writeAudit } from '../../data/audit.js';
 import { isUniqueViolation } from '../../errors.js';
 import { agentProcedure } from '../../trpc.js';
@@ -38,7 +38,7 @@ export const agentReportProfile = agentProcedure
   .input(agentReportProfileInput)
   .output(agentReportProfileOutput)
   .mutation(async ({ ctx, input }) => {
-    const set = await parseEventsTarball(ctx.deps.uploads, input.tarball);
+    const set = await parseEventsTarball(ctx.deps.uploads, input.tarball, ctx.tenantId);
     const { rows } = set;
     const attempt = () =>
       ctx.db.$transaction(async (tx) => {
@@ -53,23 +53,16 @@ export const agentReportProfile = agentProcedure
           completed = true;
         }
         if (!profile) {
-          await tx.eventFormat.createMany({ data: rows, skipDuplicates: true });
-          profile = await tx.kernelProfile.create({
-            data: {
-              tenantId: ctx.tenantId,
-              name: profileName(input.release, set.hash),
-              release: input.release,
-              machine: input.machine,
-              source: 'agent',
-              complete: !input.partial,
-              contentHash: set.hash,
-              formats: { createMany: { data: rows.map((r) => ({ system: r.system, event: r.event, formatHash: r.hash })) } },
-            },
-            select: profileSelect,
+          const made = await tx.kernelProfile.create({
+            data: { tenantId: ctx.tenantId, name: profileName(input.release, set.hash), release: input.release, machine: input.machine, source: 'agent', complete: !input.partial, contentHash: set.hash },
+            select: { id: true },
           });
+          await insertProfileFormats(tx, made.id, rows);
+          profile = await tx.kernelProfile.findUniqueOrThrow({ where: { id: made.id }, select: profileSelect });
           // A new kernel: compute every version of the tenant on it (in the background).
           await enqueueCompatJob(tx, ctx.tenantId, profile.id);
         }
+        const before = await tx.agent.findUniqueOrThrow({ where: { id: ctx.principal.agentId }, select: { kernelProfileId: true } });
         await tx.agent.update({ where: { id: ctx.principal.agentId }, data: { kernelProfileId: profile.id, lastSeenAt: ctx.deps.now() }, select: { id: true } });
         await writeAudit(tx, {
           tenantId: ctx.tenantId,
@@ -80,16 +73,19 @@ export const agentReportProfile = agentProcedure
           detail: { contentHash: set.hash, created, formats: rows.length, ...(completed ? { completed: true } : {}) },
         });
         const linked = await tx.kernelProfile.findUniqueOrThrow({ where: { id: profile.id }, select: profileSelect });
-        return { profile: toKernelProfileView(linked), created, recompute: created || completed };
-      });
+        return { profile: toKernelProfileView(linked), created, recompute: created || completed, replaced: before.kernelProfileId !== profile.id ? before.kernelProfileId : null };
+      }, profileTransaction);
     try {
-      const { recompute, ...r } = await attempt();
+      const { recompute, replaced, ...r } = await attempt();
       if (recompute) ctx.deps.compatJobs?.kick();
+      // The agent's kernel changed: the profile agents made for the old one goes when no agent is left on it.
+      if (replaced) await collectReplacedAgentProfile(ctx.db, ctx.tenantId, replaced);
       return r;
     } catch (err) {
       // Another node of the same kernel made the profile meanwhile: link to it.
       if (isUniqueViolation(err)) {
-        const { recompute: _, ...r } = await attempt();
+        const { recompute: _, replaced, ...r } = await attempt();
+        if (replaced) await collectReplacedAgentProfile(ctx.db, ctx.tenantId, replaced);
         return r;
       }
       throw err;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { parseEventsTarball, parseTraceDatUpload, profileSelect } from '../../data/kernels.js';
+import { base64Schema } from '../../base64.js';
+import { insertProfileFormats, parseEventsTarball, parseTraceDatUpload, profileSelect, profileTransaction } from '../../data/kernels.js';
 import { writeAudit } from '../../data/audit.js';
 import { enqueueCompatJob } from '../../data/compat.js';
 import type { Tx } from '../../data/tx.js';
@@ -12,10 +13,7 @@ import { kernelProfileView, toKernelProfileView } from './profile-view.js';
 export const maxTarballBytes = 5 * 1024 * 1024;
 
 /** A `.tar` or `.tar.gz` of a tracefs `events/` tree, base64 (also what agents report). */
-export const tarballSchema = z
-  .string()
-  .max(Math.ceil(maxTarballBytes / 3) * 4, `tarball: larger than ${maxTarballBytes} bytes`)
-  .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'tarball: not base64');
+export const tarballSchema = base64Schema('tarball', maxTarballBytes);
 
 export const kernelUploadInput = z
   .strictObject({
@@ -31,11 +29,7 @@ export const kernelUploadInput = z
     /** A `.tar` or `.tar.gz` of a tracefs `events/` tree, base64. */
     tarball: tarballSchema.optional(),
     /** Or a trace.dat (trace-cmd v6/v7), base64: a profile of the formats it recorded. */
-    traceDat: z
-      .string()
-      .max(Math.ceil(maxTarballBytes / 3) * 4, `traceDat: larger than ${maxTarballBytes} bytes`)
-      .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'traceDat: not base64')
-      .optional(),
+    traceDat: base64Schema('traceDat', maxTarballBytes).optional(),
   })
   .refine((i) => (i.tarball === undefined) !== (i.traceDat === undefined), { message: 'give exactly one of tarball and traceDat', path: ['tarball'] });
 export const kernelUploadOutput = z.object({
@@ -76,16 +70,14 @@ export const kernelUpload = userProcedure('publisher')
   .output(kernelUploadOutput)
   .mutation(async ({ ctx, input }) => {
     // Parsed on a worker thread, with a deadline and a memory cap (src/data/upload-parser.ts).
-    const fromDat = input.traceDat !== undefined ? await parseTraceDatUpload(ctx.deps.uploads, input.traceDat) : undefined;
-    const set = fromDat ?? (await parseEventsTarball(ctx.deps.uploads, input.tarball ?? ''));
+    const fromDat = input.traceDat !== undefined ? await parseTraceDatUpload(ctx.deps.uploads, input.traceDat, ctx.tenantId) : undefined;
+    const set = fromDat ?? (await parseEventsTarball(ctx.deps.uploads, input.tarball ?? '', ctx.tenantId));
     const { rows } = set;
     // a trace.dat holds only the events it recorded; a tree is complete unless marked partial
     const complete = fromDat === undefined && input.partial !== true;
     try {
       const { profile, newFormats, jobId } = await ctx.db.$transaction(async (tx) => {
-        await tx.eventFormat.createMany({ data: rows, skipDuplicates: true });
-        const newFormats = await countNewFormatsOfTenant(tx, ctx.tenantId, rows);
-        const created = await tx.kernelProfile.create({
+        const made = await tx.kernelProfile.create({
           data: {
             tenantId: ctx.tenantId,
             name: input.name,
@@ -94,10 +86,14 @@ export const kernelUpload = userProcedure('publisher')
             source: fromDat ? 'trace_dat' : 'events_tree',
             complete,
             contentHash: set.hash,
-            formats: { createMany: { data: rows.map((r) => ({ system: r.system, event: r.event, formatHash: r.hash })) } },
           },
-          select: profileSelect,
+          select: { id: true },
         });
+        // counted per tenant before this profile links them (issue 13, finding 7)
+        const newFormats = await countNewFormatsOfTenant(tx, ctx.tenantId, rows);
+        // In chunks that let other requests run between them (src/data/kernels.ts).
+        await insertProfileFormats(tx, made.id, rows);
+        const created = await tx.kernelProfile.findUniqueOrThrow({ where: { id: made.id }, select: profileSelect });
         const job = await enqueueCompatJob(tx, ctx.tenantId, created.id);
         await writeAudit(tx, {
           tenantId: ctx.tenantId,
@@ -108,7 +104,7 @@ export const kernelUpload = userProcedure('publisher')
           detail: { name: input.name, source: fromDat ? 'trace_dat' : 'events_tree', complete, contentHash: set.hash, formats: rows.length, errors: set.errors.length, compatJob: job.id },
         });
         return { profile: created, newFormats, jobId: job.id };
-      });
+      }, profileTransaction);
       ctx.deps.compatJobs?.kick();
       return {
         profile: toKernelProfileView(profile),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { profileBuildFormats } from '../../data/kernels.js';
-import { getProgram, parseSemver, publishVersion, readArtifact } from '../../data/programs.js';
+import { base64Schema } from '../../base64.js';
+import { profileBuildFormatTexts } from '../../data/kernels.js';
+import { getProgram, parseSemver, publishVersion } from '../../data/programs.js';
 import { labelSchema, slugSchema } from '../../schemas.js';
 import { userProcedure } from '../../trpc.js';
 import { programView, toProgramView, toVersionDetailView, versionDetailView } from './program-view.js';
@@ -18,11 +19,7 @@ export const programPublishInput = z.strictObject({
   /** Semantic version (semver.org): `1.2.3`, `1.0.0-rc.1`. */
   version: semverSchema,
   /** The ELF object (clang -target bpf), Probeyard assembly text, or a script artifact (packages/script), base64. */
-  artifact: z
-    .string()
-    .min(1, 'artifact: empty')
-    .max(Math.ceil(maxArtifactBytes / 3) * 4, `artifact: larger than ${maxArtifactBytes} bytes`)
-    .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'artifact: not base64'),
+  artifact: z.string().min(1, 'artifact: empty').pipe(base64Schema('artifact', maxArtifactBytes)),
   /** Set on the program (a new one, or replacing the current text). */
   description: z.string().max(2000).optional(),
   tags: z.array(labelSchema).max(32).optional(),
@@ -54,9 +51,11 @@ export const programPublish = userProcedure('publisher')
   .mutation(async ({ ctx, input }) => {
     const bytes = new Uint8Array(Buffer.from(input.artifact, 'base64'));
     const builtAgainst = input.builtAgainst;
-    const read = await readArtifact(
+    // On a verifier worker, under a deadline, fairly between tenants (src/jobs/verifier-pool.ts).
+    const read = await ctx.deps.verifier.readArtifact(
+      ctx.tenantId,
       bytes,
-      builtAgainst === undefined ? undefined : (events) => profileBuildFormats(ctx.db, ctx.tenantId, builtAgainst, events),
+      builtAgainst === undefined ? undefined : (events) => profileBuildFormatTexts(ctx.db, ctx.tenantId, builtAgainst, events),
     );
     const r = await publishVersion(
       ctx.db,
