@@ -105,7 +105,7 @@ describe.each(backends)('verification off the request thread on %s', (backend) =
     await t.owner.kernel.upload({ name: 'k1', tarball: execFileSync('tar', ['-C', tree, '-czf', '-', '.']).toString('base64') });
     spins.push(600_000);
     const verifier = h.deps.verifier;
-    await drainCompatJobs(h.db.prisma, undefined, undefined, (tenantId, spec, manifest, profile) => verifier.compatCell(tenantId, spec, manifest, profile));
+    await drainCompatJobs(h.db.prisma, undefined, undefined, (tenantId, spec, manifest, profile, settings) => verifier.compatCell(tenantId, spec, manifest, profile, settings));
     const m = await t.owner.compat.matrix({ name: 'count' });
     expect(m.cells).toHaveLength(1);
     expect(m.cells[0]).toMatchObject({

@@ -73,6 +73,7 @@ export async function loadCompatProfileRows(db: Db | Tx, profileId: string, even
   return {
     release: p.release,
     machine: p.machine,
+    complete: p.complete,
     contentHash: p.contentHash,
     formats: p.formats.map((f) => ({ system: f.system, event: f.event, formatHash: f.formatHash, text: f.format.text })),
   };
