@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { profileBuildFormats } from '../../data/kernels.js';
 import { getProgram, parseSemver, publishVersion, readArtifact } from '../../data/programs.js';
-import { labelSchema, slugSchema } from '../../schemas.js';
+import { labelSchema, slugSchema, textSchema } from '../../schemas.js';
 import { userProcedure } from '../../trpc.js';
 import { programView, toProgramView, toVersionDetailView, versionDetailView } from './program-view.js';
 
@@ -24,7 +24,7 @@ export const programPublishInput = z.strictObject({
     .max(Math.ceil(maxArtifactBytes / 3) * 4, `artifact: larger than ${maxArtifactBytes} bytes`)
     .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'artifact: not base64'),
   /** Set on the program (a new one, or replacing the current text). */
-  description: z.string().max(2000).optional(),
+  description: textSchema(2000).optional(),
   tags: z.array(labelSchema).max(32).optional(),
   /**
    * A kernel profile of the tenant the artifact was built against: assembly field symbols
