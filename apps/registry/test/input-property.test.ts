@@ -219,6 +219,21 @@ describe.each(backends)('every procedure under hostile input, over HTTP on %s', 
     expect((await fetch(`${registry.url}/healthz`)).status).toBe(200);
   });
 
+  it.skipIf(skip)('says on the wire which field cannot be stored, and why', async () => {
+    const r = await fetch(`${registry.url}/trpc/program.publish`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${credentials.owner}` },
+      body: JSON.stringify({ name: 'p', version: '1.0.0', artifact: 'AA==', description: 'padded\u0000\u0000' }),
+    });
+    expect(r.status).toBe(400);
+    const body = (await r.json()) as { error: { message: string; data: { issues: unknown } } };
+    expect(body.error.message).toBe('invalid input: description: contains a NUL character (U+0000) at character 6, which cannot be stored');
+    expect(body.error.data.issues).toEqual([{ path: 'description', message: 'contains a NUL character (U+0000) at character 6, which cannot be stored' }]);
+    const deep = await fetch(`${registry.url}/trpc/token.create`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${credentials.owner}` }, body: toJson({ name: deepArray(100_000) }) });
+    expect(deep.status).toBe(400);
+    expect(((await deep.json()) as { error: { message: string } }).error.message).toBe('invalid input: name.0.0.0.0.0.…: nested more than 40 levels deep (the limit is 40)');
+  });
+
   it.skipIf(skip)('fixed hostile bodies reach every procedure: no 5xx', async () => {
     const bodies = [deepArray(100_000), deepObject(100_000), JSON.stringify({ a: '\u0000' }), JSON.stringify('\ud800'), '1e400', '{"__proto__":{"x":1}}', '{'];
     const bad: string[] = [];

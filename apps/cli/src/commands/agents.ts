@@ -24,11 +24,11 @@ const idPattern = /^[0-9a-f-]{36}$/i;
  * digits, `-`, `_` and `.` that starts and ends with a letter or digit.
  */
 const keyPattern = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\/)?[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
-const isLabelKey = (key: string) => {
+export const isLabelKey = (key: string) => {
   const slash = key.indexOf('/');
   return keyPattern.test(key) && slash <= 253 && key.length - slash - 1 <= 63;
 };
-const keyRule = 'an optional DNS prefix and /, then 1 to 63 letters, digits, -, _ and . starting and ending with a letter or digit';
+export const keyRule = 'an optional DNS prefix and /, then 1 to 63 letters, digits, -, _ and . starting and ending with a letter or digit';
 
 /** `k=v` words into labels (values up to 63 characters), as the registry checks them. */
 export function parseLabelArgs(words: readonly string[], what: string): { set: Record<string, string>; remove: string[] } {
