@@ -44,28 +44,59 @@ export function nestingDepth(value: unknown, stopAbove = Number.POSITIVE_INFINIT
   return deepest;
 }
 
-/** The first problem of a raw input: where (a path) and what, in words; undefined when there is none. */
+interface Frame {
+  value: object;
+  /** 1 for the input itself, 2 for what it holds, … */
+  depth: number;
+  parent: Frame | undefined;
+  key: string | number;
+}
+
+function pathOf(f: Frame | undefined): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let x = f; x?.parent !== undefined; x = x.parent) path.push(x.key);
+  return path.reverse();
+}
+
+const maybeUnstorable = /[\u0000\ud800-\udfff]/;
+const problemOf = (s: string) => (maybeUnstorable.test(s) ? unstorableText(s) : undefined);
+
+/**
+ * A problem of a raw input (the first one met): where (a path) and what, in words; undefined when
+ * there is none. Iterative (no stack to overflow), and it allocates only per array or object, since it runs
+ * on every request (4 MiB of output batches included).
+ */
 export function checkInput(value: unknown, maxDepth = maxInputDepth): { path: (string | number)[]; message: string } | undefined {
-  const stack: [unknown, (string | number)[]][] = [[value, []]];
+  if (typeof value === 'string') {
+    const problem = problemOf(value);
+    return problem ? { path: [], message: problem } : undefined;
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  const stack: Frame[] = [{ value, depth: 1, parent: undefined, key: '' }];
   while (stack.length > 0) {
-    const [v, path] = stack.pop()!;
-    if (typeof v === 'string') {
-      const problem = unstorableText(v);
-      if (problem) return { path, message: problem };
+    const f = stack.pop() as Frame;
+    if (f.depth > maxDepth) return { path: [...pathOf(f).slice(0, 6), '…'], message: `nested more than ${maxDepth} levels deep (the limit is ${maxDepth})` };
+    if (Array.isArray(f.value)) {
+      const a = f.value as unknown[];
+      for (let i = 0; i < a.length; i++) {
+        const x = a[i];
+        if (typeof x === 'string') {
+          const problem = problemOf(x);
+          if (problem) return { path: [...pathOf(f), i], message: problem };
+        } else if (x !== null && typeof x === 'object') stack.push({ value: x, depth: f.depth + 1, parent: f, key: i });
+      }
       continue;
     }
-    if (v === null || typeof v !== 'object') continue;
-    if (path.length >= maxDepth) return { path: [...path.slice(0, 6), '…'], message: `nested more than ${maxDepth} levels deep (the limit is ${maxDepth})` };
-    if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], [...path, i]]);
-      continue;
-    }
-    const entries = Object.entries(v);
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const [k, x] = entries[i]!;
-      const problem = unstorableText(k);
-      if (problem) return { path, message: `a key ${problem}` };
-      stack.push([x, [...path, k]]);
+    const o = f.value as Record<string, unknown>;
+    const keys = Object.keys(o);
+    for (const k of keys) {
+      const keyProblem = problemOf(k);
+      if (keyProblem) return { path: pathOf(f), message: `a key ${keyProblem}` };
+      const x = o[k];
+      if (typeof x === 'string') {
+        const problem = problemOf(x);
+        if (problem) return { path: [...pathOf(f), k], message: problem };
+      } else if (x !== null && typeof x === 'object') stack.push({ value: x, depth: f.depth + 1, parent: f, key: k });
     }
   }
   return undefined;
