@@ -6,6 +6,7 @@ import type { AppRouter } from '@probeyard/registry';
 import { createTRPCClient, httpLink, type TRPCClient, TRPCClientError } from '@trpc/client';
 import { any, arr, bool, either, int, num, obj, oneOf, type Shape, str } from './answer-shape.js';
 import { AgentError } from './errors.js';
+import { storableValue } from './storable-text.js';
 
 export type RegistryClient = TRPCClient<AppRouter>;
 
@@ -170,7 +171,8 @@ export class AgentApi {
   }
 
   async reportStatus(targets: StatusReport[]): Promise<void> {
-    const answer = await this.call('report status', () => this.client.agent.reportStatus.mutate({ targets }));
+    // Messages can quote what a program or the kernel wrote: no NUL or lone surrogate may cost the report.
+    const answer = await this.call('report status', () => this.client.agent.reportStatus.mutate({ targets: targets.map(storableValue) }));
     checked('report status', statusShape, answer);
   }
 

@@ -7,13 +7,23 @@ import { AgentError } from './errors.js';
 
 export type Labels = Record<string, string>;
 
-const keyPattern = /^[A-Za-z0-9._/-]{1,63}$/;
+/**
+ * Label keys as the registry checks them (apps/registry `src/schemas.ts`, Kubernetes' rule): an
+ * optional DNS prefix (lowercase, up to 253 characters) and `/`, then a name of 1 to 63 letters,
+ * digits, `-`, `_` and `.` that starts and ends with a letter or digit.
+ */
+const keyPattern = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\/)?[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
+const isLabelKey = (key: string) => {
+  const slash = key.indexOf('/');
+  return keyPattern.test(key) && slash <= 253 && key.length - slash - 1 <= 63;
+};
+const keyRule = 'an optional DNS prefix and /, then 1 to 63 letters, digits, -, _ and . starting and ending with a letter or digit';
 
-/** Checks one label as the registry does (key: letters, digits, `._/-`, up to 63; value up to 63, no control characters). */
+/** Checks one label as the registry does (the key rule above; value up to 63, no control characters, `,` or `=`). */
 export function checkLabel(key: string, value: string, where: string): void {
-  if (!keyPattern.test(key)) throw new AgentError('usage', `${where}: label key '${key}' is not letters, digits and ._/- (1 to 63)`);
+  if (!isLabelKey(key)) throw new AgentError('usage', `${where}: label key '${key}' is not ${keyRule}`);
   if (value.length > 63) throw new AgentError('usage', `${where}: label ${key}: value has ${value.length} characters, the limit is 63`);
-  if (/[\u0000-\u001f\u007f]/.test(value)) throw new AgentError('usage', `${where}: label ${key}: value has control characters`);
+  if (/[\u0000-\u001f\u007f-\u009f,=]/.test(value)) throw new AgentError('usage', `${where}: label ${key}: value has control characters, ',' or '=' (a selector could not match it)`);
 }
 
 /** `--label k=v` flags into labels. */

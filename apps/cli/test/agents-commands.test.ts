@@ -99,7 +99,7 @@ describe('probeyard agents', () => {
     [[], 'expected enroll-token, list, label or revoke'],
     [['label', 'nope', 'a=b'], "label: expected an agent ID, got 'nope'"],
     [['label', '01900000-0000-7000-8000-000000000000'], 'label: expected k=v (set) or k- (remove) words'],
-    [['label', '01900000-0000-7000-8000-000000000000', 'a b=c'], "label: label key 'a b' is not letters, digits and ._/- (1 to 63)"],
+    [['label', '01900000-0000-7000-8000-000000000000', 'a b=c'], "label: label key 'a b' is not an optional DNS prefix and /, then 1 to 63 letters, digits, -, _ and . starting and ending with a letter or digit"],
     [['enroll-token', '--label', 'novalue'], "--label: 'novalue' is not k=v (or k- to remove)"],
     [['enroll-token', '--expires-minutes', '0'], 'enroll-token: --expires-minutes takes 1 to 10080, not 0'],
     [['list', '--label', 'a=b'], 'list: --label belongs to enroll-token (label takes k=v words)'],

@@ -149,6 +149,7 @@ describe('probeyard deploy and deployments', () => {
     [deployCommand, ['runqlat@1.0.0'], 2, '--selector k=v is required'],
     [deployCommand, ['runqlat@1.0.0', '--selector', 'env'], 2, "--selector: 'env' is not k=v"],
     [deployCommand, ['runqlat@1.0.0', '--selector', 'a=1,a=2'], 2, "key 'a' given twice"],
+    [deployCommand, ['runqlat@1.0.0', '--selector', '../x=1'], 2, "--selector: label key '../x' is not an optional DNS prefix"],
     [deploymentsCommand, ['show', "1' OR '1'='1"], 2, 'not a deployment id'],
     [deploymentsCommand, ['frobnicate'], 2, "unknown subcommand 'frobnicate'"],
     [deploymentsCommand, ['list', '--state', 'paused'], 2, '--state is running or stopped'],

@@ -1,8 +1,9 @@
 import { initTRPC, TRPCError } from '@trpc/server';
-import { ZodError } from 'zod';
+import { ZodError, ZodRealError } from 'zod';
 import { hasRole, type Role } from './auth/roles.js';
 import type { Context, Principal } from './context.js';
 import { RegistryError, toTrpcError } from './errors.js';
+import { checkInput } from './schemas.js';
 
 const t = initTRPC.context<Context>().create({
   errorFormatter({ shape, error }) {
@@ -62,8 +63,22 @@ type AdminPrincipal = Extract<Principal, { kind: 'admin' }>;
  * Authorization happens here and nowhere else: every procedure is built from exactly one of these.
  */
 
+/**
+ * Every input, before its procedure's schema parses it: text PostgreSQL can store (no U+0000, no
+ * lone surrogate) and at most `maxInputDepth` levels of nesting (schemas recurse, and a deep
+ * enough value would overflow the stack). A refusal is a 400 shaped as zod's, naming the field.
+ */
+const guardInput = t.middleware(async ({ getRawInput, next }) => {
+  const problem = checkInput(await getRawInput());
+  if (problem) {
+    const cause = new ZodRealError([{ code: 'custom', path: problem.path, message: problem.message, input: undefined }]);
+    throw new TRPCError({ code: 'BAD_REQUEST', message: problem.message, cause });
+  }
+  return next();
+});
+
 /** Anyone. */
-export const publicProcedure = t.procedure.use(mapErrors);
+export const publicProcedure = t.procedure.use(mapErrors).use(guardInput);
 
 /** A user token of a member with at least `role` in the token's tenant. */
 export function userProcedure(role: Role) {

@@ -143,8 +143,8 @@ describe.each(backends)('output store on %s', (backend) => {
       await expect(b.owner.output.events({ deploymentId: a.deploymentId })).rejects.toMatchObject({ code: 'NOT_FOUND' });
       const ctx = await h.createContext(b.ownerToken);
       const { createCaller } = await import('../src/router.js');
-      const stream = (await createCaller(ctx).output.watch({ deploymentId: a.deploymentId })) as AsyncIterable<unknown>;
-      await expect(stream[Symbol.asyncIterator]().next()).rejects.toThrow(/deployment not found/);
+      // Refused before any stream starts (over HTTP: a 404, not an error inside an accepted stream).
+      await expect(createCaller(ctx).output.watch({ deploymentId: a.deploymentId })).rejects.toMatchObject({ code: 'NOT_FOUND', message: expect.stringMatching(/deployment not found/) });
       // A target of A under B's own deployment id is not found either.
       const bDeploy = await insertVersion(h.db.prisma, b.id, 'prog', '1.0.0');
       expect(bDeploy.id).toBeTruthy();

@@ -15,10 +15,20 @@ export function jsonOfInteger(v: bigint | number): number | string {
   return v <= MAX_SAFE && v >= -MAX_SAFE ? Number(v) : v.toString();
 }
 
-/** A decoded value as JSON data: integers as numbers (strings beyond ±2^53), structs without padding members. */
+/**
+ * Text as the kernel's readers see it: a C string ends at its first NUL (a `char[16]` comm's
+ * padding, a `%c` of 0 in a `bpf_trace_printk` line). The registry stores text, and text cannot
+ * hold U+0000, so nothing after it is kept.
+ */
+export function cString(s: string): string {
+  const nul = s.indexOf('\0');
+  return nul < 0 ? s : s.slice(0, nul);
+}
+
+/** A decoded value as JSON data: integers as numbers (strings beyond ±2^53), strings up to a NUL, structs without padding members. */
 export function jsonOfTyped(v: TypedValue): JsonValue {
   if (typeof v === 'bigint' || typeof v === 'number') return jsonOfInteger(v);
-  if (typeof v === 'string') return v;
+  if (typeof v === 'string') return cString(v);
   if (Array.isArray(v)) return v.map(jsonOfTyped);
   const out: { [k: string]: JsonValue } = {};
   for (const [k, x] of Object.entries(v)) if (!padding.test(k)) out[k] = jsonOfTyped(x);
@@ -156,7 +166,7 @@ export function encodeEvents(loaded: LoadedSpec, outputs: readonly VmOutput[], d
   const typeOf = new Map<string, ValueType | undefined>();
   for (const m of loaded.spec.maps) if (m.type === 27 || m.type === 4) typeOf.set(m.name, m.eventType ?? (m.type === 27 ? m.valueType : undefined));
   const events: OutputEventJson[] = outputs.map((o) => {
-    if (o.kind === 'printk') return { timeNs: o.timestamp.toString(), cpu: o.cpu, source: 'printk', text: o.text };
+    if (o.kind === 'printk') return { timeNs: o.timestamp.toString(), cpu: o.cpu, source: 'printk', text: cString(o.text) };
     const type = typeOf.get(o.map);
     const data = type !== undefined && typeSize(type) <= o.data.length ? jsonOfTyped(decodeTyped(o.data, type)) : { hex: hexOf(o.data) };
     return { timeNs: o.timestamp.toString(), cpu: o.cpu, source: o.kind, map: o.map, data };

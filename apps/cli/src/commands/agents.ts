@@ -18,7 +18,17 @@ again). Registry and token: --registry URL --token T, PROBEYARD_REGISTRY / PROBE
 \`probeyard login\`.`;
 
 const idPattern = /^[0-9a-f-]{36}$/i;
-const keyPattern = /^[A-Za-z0-9._/-]{1,63}$/;
+/**
+ * Label keys as the registry checks them (apps/registry `src/schemas.ts`, Kubernetes' rule): an
+ * optional DNS prefix (lowercase, up to 253 characters) and `/`, then a name of 1 to 63 letters,
+ * digits, `-`, `_` and `.` that starts and ends with a letter or digit.
+ */
+const keyPattern = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\/)?[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
+export const isLabelKey = (key: string) => {
+  const slash = key.indexOf('/');
+  return keyPattern.test(key) && slash <= 253 && key.length - slash - 1 <= 63;
+};
+export const keyRule = 'an optional DNS prefix and /, then 1 to 63 letters, digits, -, _ and . starting and ending with a letter or digit';
 
 /** `k=v` words into labels (values up to 63 characters), as the registry checks them. */
 export function parseLabelArgs(words: readonly string[], what: string): { set: Record<string, string>; remove: string[] } {
@@ -27,7 +37,7 @@ export function parseLabelArgs(words: readonly string[], what: string): { set: R
   for (const w of words) {
     if (w.endsWith('-') && !w.includes('=')) {
       const key = w.slice(0, -1);
-      if (!keyPattern.test(key)) throw new CliError(`${what}: '${w}': label key '${key}' is not letters, digits and ._/- (1 to 63)`);
+      if (!isLabelKey(key)) throw new CliError(`${what}: '${w}': label key '${key}' is not ${keyRule}`);
       remove.push(key);
       continue;
     }
@@ -35,7 +45,7 @@ export function parseLabelArgs(words: readonly string[], what: string): { set: R
     if (eq <= 0) throw new CliError(`${what}: '${w}' is not k=v (or k- to remove)`);
     const key = w.slice(0, eq);
     const value = w.slice(eq + 1);
-    if (!keyPattern.test(key)) throw new CliError(`${what}: label key '${key}' is not letters, digits and ._/- (1 to 63)`);
+    if (!isLabelKey(key)) throw new CliError(`${what}: label key '${key}' is not ${keyRule}`);
     if (value.length > 63) throw new CliError(`${what}: label ${key}: value has ${value.length} characters, the limit is 63`);
     if (key in set) throw new CliError(`${what}: label ${key} given twice`);
     set[key] = value;

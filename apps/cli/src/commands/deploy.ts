@@ -1,4 +1,5 @@
 import type { Command } from '../command.js';
+import { isLabelKey, keyRule } from './agents.js';
 import { CliError, type CliIo, ExitCode } from '../io.js';
 import { callRegistry, parseOptions, registryClient, resolveTarget, targetOptions } from '../registry.js';
 
@@ -23,8 +24,9 @@ export function checkSelector(text: string): string {
   const parts = text.split(',');
   const keys = new Set<string>();
   for (const part of parts) {
-    const m = /^\s*([A-Za-z0-9._/-]{1,63})\s*=\s*([^,=]{0,63})\s*$/.exec(part);
+    const m = /^\s*([^=]*?)\s*=\s*([^,=]{0,63})\s*$/.exec(part);
     if (!m?.[1]) throw new CliError(`--selector: '${part}' is not k=v`);
+    if (!isLabelKey(m[1])) throw new CliError(`--selector: label key '${m[1]}' is not ${keyRule}`);
     if (keys.has(m[1])) throw new CliError(`--selector: key '${m[1]}' given twice`);
     keys.add(m[1]);
   }

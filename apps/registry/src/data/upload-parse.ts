@@ -94,12 +94,26 @@ const countBlock = (_data: Uint8Array, size: number, byteOffset: number): undefi
 registerDecompressor('zstd', countBlock);
 registerDecompressor('zlib', countBlock);
 
-function rowsOf(set: Awaited<ReturnType<typeof buildEventFormatSet>>, textOf: Map<string, string>): ParsedProfile {
+function rowsOf(set: Awaited<ReturnType<typeof buildEventFormatSet>>, textOf: Map<string, string>, unstorable: ParsedProfile['errors'] = []): ParsedProfile {
   return {
     hash: set.hash,
     rows: [...set.formats.values()].map((f) => ({ hash: f.hash, system: f.format.system, event: f.format.name, text: textOf.get(f.path) ?? '' })),
-    errors: set.errors.map((e) => ({ path: e.path, message: e.error.message })),
+    errors: [...unstorable, ...set.errors.map((e) => ({ path: e.path, message: e.error.message }))],
   };
+}
+
+/**
+ * Files whose path or text holds a NUL (a real tracefs never writes one) cannot be stored as text:
+ * they leave the set as errors that say so, beside the files that do not parse.
+ */
+function withoutNul<F extends { path: string; text: string }>(files: F[]): { files: F[]; errors: ParsedProfile['errors'] } {
+  const errors: ParsedProfile['errors'] = [];
+  const kept = files.filter((f) => {
+    if (!f.path.includes('\0') && !f.text.includes('\0')) return true;
+    errors.push({ path: f.path.replaceAll('\0', '\\0'), message: `contains a NUL character (U+0000), which cannot be stored` });
+    return false;
+  });
+  return { files: kept, errors };
 }
 
 /** A `.tar`/`.tar.gz` of an `events/` tree into a profile; refusals carry today's messages. */
@@ -119,17 +133,20 @@ async function parseTarball(bytes: Uint8Array, limits: ParseLimits): Promise<Par
     if (isFormatError(err)) return { ok: false, refused: `kernel upload: ${err.message}` };
     throw err;
   }
+  const clean = withoutNul(files);
+  files = clean.files;
   const formatFiles = files.filter((f) => classifyEventsPath(f.path)?.kind === 'format');
   const over = overLimits('kernel upload: tarball', formatFiles, limits);
   if (over) return { ok: false, refused: over };
   const set = await buildEventFormatSet(files);
   if (set.formats.size === 0) {
-    if (set.errors.length > 0) return { ok: false, refused: noneParsed('kernel upload: tarball', set.errors.map((e) => ({ path: e.path, message: e.error.message }))) };
+    const errors = [...clean.errors, ...set.errors.map((e) => ({ path: e.path, message: e.error.message }))];
+    if (errors.length > 0) return { ok: false, refused: noneParsed('kernel upload: tarball', errors) };
     return { ok: false, refused: `kernel upload: no events/<system>/<event>/format files in the tarball (${files.length} files)` };
   }
   const textOf = new Map(formatFiles.map((f) => [f.path, f.text]));
   const version = files.find((f) => /^(?:\.\/)?(?:events\/)?kernel_version\.txt$/.test(f.path));
-  return { ok: true, profile: { ...rowsOf(set, textOf), ...(version !== undefined ? { kernelVersion: version.text.slice(0, 1024) } : {}) } };
+  return { ok: true, profile: { ...rowsOf(set, textOf, clean.errors), ...(version !== undefined ? { kernelVersion: version.text.slice(0, 1024) } : {}) } };
 }
 
 /** A trace.dat (trace-cmd v6/v7) into a profile of the formats it carries, and its uname. */
@@ -156,13 +173,15 @@ async function parseTraceDat(bytes: Uint8Array, limits: ParseLimits): Promise<Pa
   }
   const over = overLimits('kernel upload: trace.dat', files.slice(2), limits);
   if (over) return { ok: false, refused: over };
+  const clean = withoutNul(files);
+  files = clean.files;
   const set = await buildEventFormatSet(files);
   if (set.formats.size === 0) {
-    const errors = set.errors.map((e) => ({ path: e.path, message: e.error.message }));
+    const errors = [...clean.errors, ...set.errors.map((e) => ({ path: e.path, message: e.error.message }))];
     if (errors.length > 0) return { ok: false, refused: noneParsed('kernel upload: trace.dat', errors) };
     return { ok: false, refused: 'kernel upload: trace.dat: it carries no event format' };
   }
-  return { ok: true, profile: { ...rowsOf(set, new Map(files.map((f) => [f.path, f.text]))), uname } };
+  return { ok: true, profile: { ...rowsOf(set, new Map(files.map((f) => [f.path, f.text])), clean.errors), uname } };
 }
 
 export function parseUpload(kind: UploadKind, bytes: Uint8Array, limits: ParseLimits): Promise<ParseOutcome> {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ingestOutputs, outputKinds } from '../../data/output-store.js';
 import { RegistryError } from '../../errors.js';
-import { idSchema } from '../../schemas.js';
+import { idSchema, maxPayloadDepth, nestingDepth } from '../../schemas.js';
 import { agentProcedure } from '../../trpc.js';
 
 /** The largest payload of one batch (its JSON text), and of all batches of one request. */
@@ -9,7 +9,11 @@ export const maxBatchPayloadBytes = 256 * 1024;
 export const maxUploadPayloadBytes = 4 * 1024 * 1024;
 
 const counter = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-const jsonValue = z.json();
+/** A payload: JSON of at most `maxPayloadDepth` levels (docs/OUTPUTS.md); its size is checked below. */
+const jsonValue = z.json().superRefine((v, ctx) => {
+  const depth = nestingDepth(v, maxPayloadDepth);
+  if (depth > maxPayloadDepth) ctx.addIssue({ code: 'custom', message: `nested more than ${maxPayloadDepth} levels deep (the limit of an output payload is ${maxPayloadDepth})` });
+});
 
 export const agentUploadOutputsInput = z.strictObject({
   batches: z

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createDeployment, getDeployment, targetCounts } from '../../data/deployments.js';
 import { slugSchema } from '../../schemas.js';
+import { semverSchema } from '../program/publish.js';
 import { userProcedure } from '../../trpc.js';
 import { deploymentView, selectorSchema, toDeploymentView } from './deployment-view.js';
 
@@ -8,7 +9,7 @@ export const deploymentCreateInput = z.strictObject({
   /** Program name. */
   name: slugSchema,
   /** The version text, exactly as published (`1.2.0`). */
-  version: z.string().min(1).max(128),
+  version: semverSchema,
   /** `k=v,k2=v2`: agents whose labels include every pair. */
   selector: selectorSchema,
 });

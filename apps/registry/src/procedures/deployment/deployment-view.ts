@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { type DeploymentRow, desiredStateOf, type TargetRow } from '../../data/deployments.js';
-import { idSchema, iso, isoDate } from '../../schemas.js';
+import { idSchema, iso, isoDate, labelKeyProblem, labelValueProblem } from '../../schemas.js';
 
 export const targetStatuses = ['pending', 'running', 'refused', 'failed', 'stopped'] as const;
 export const desiredStates = ['running', 'stopped'] as const;
 
 /**
- * A label selector as text: `k=v,k2=v2` (exact match of every pair against agent labels). Keys as
- * agent label keys; values without `,` or `=`.
+ * A label selector as text: `k=v,k2=v2` (exact match of every pair against agent labels). Keys and
+ * values follow the rules of agent labels (schemas.ts), so every selector can match some labels.
  */
 export const selectorSchema = z
   .string()
@@ -17,16 +17,24 @@ export const selectorSchema = z
   .transform((text, ctx) => {
     const out: Record<string, string> = {};
     for (const part of text.split(',')) {
-      const m = /^\s*([A-Za-z0-9._/-]{1,63})\s*=\s*([^,=\p{Cc}]{0,63}?)\s*$/u.exec(part);
-      if (!m?.[1] || m[2] === undefined) {
-        ctx.addIssue({ code: 'custom', message: `selector: '${part}' is not k=v (keys: letters, digits, ._/-, up to 63; values up to 63, no , or =)` });
+      const eq = part.indexOf('=');
+      if (eq < 0) {
+        ctx.addIssue({ code: 'custom', message: `selector: '${part}' is not k=v` });
         return z.NEVER;
       }
-      if (m[1] in out) {
-        ctx.addIssue({ code: 'custom', message: `selector: key '${m[1]}' given twice` });
+      const key = part.slice(0, eq).trim();
+      const value = part.slice(eq + 1).trim();
+      const keyProblem = labelKeyProblem(key);
+      const valueProblem = labelValueProblem(value);
+      if (keyProblem || valueProblem) {
+        ctx.addIssue({ code: 'custom', message: `selector: ${keyProblem ?? `label ${key}: the value ${valueProblem}`}` });
         return z.NEVER;
       }
-      out[m[1]] = m[2];
+      if (key in out) {
+        ctx.addIssue({ code: 'custom', message: `selector: key '${key}' given twice` });
+        return z.NEVER;
+      }
+      out[key] = value;
     }
     return out;
   });

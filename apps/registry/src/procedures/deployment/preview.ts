@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { previewDeployment } from '../../data/fleet-views.js';
 import { idSchema, iso, isoDate, slugSchema } from '../../schemas.js';
+import { semverSchema } from '../program/publish.js';
 import { userProcedure } from '../../trpc.js';
 import { verdictSchema } from '../compat/compat-view.js';
 import { selectorSchema } from './deployment-view.js';
 
 export const deploymentPreviewInput = z.strictObject({
   name: slugSchema,
-  version: z.string().min(1).max(128),
+  version: semverSchema,
   selector: selectorSchema,
   /** Agents listed (all are counted). */
   limit: z.number().int().min(1).max(500).default(100),

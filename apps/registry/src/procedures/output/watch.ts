@@ -20,51 +20,58 @@ const minGapMs = 50;
  */
 export const outputWatch = userProcedure('viewer')
   .input(outputWatchInput)
-  .subscription(async function* ({ ctx, input, signal }) {
+  .subscription(async ({ ctx, input, signal }) => {
+    // Looked up before the stream starts: a missing (or another tenant's) deployment is an answer
+    // of its own (404), not an error inside an accepted stream (which tRPC can only call internal).
     const d = await getDeployment(ctx.db, ctx.tenantId, input.deploymentId);
-    let dirty = false;
-    let wake: (() => void) | undefined;
-    const onChange = (e: { tenantId: string }) => {
-      if (e.tenantId !== ctx.tenantId) return;
-      dirty = true;
-      wake?.();
-    };
-    outputChanges.on(d.id, onChange);
-    const onAbort = () => wake?.();
-    signal?.addEventListener('abort', onAbort);
-    try {
-      let mark = await outputWatermark(ctx.db, ctx.tenantId, d.id);
-      yield { kind: 'update' as const, at: new Date().toISOString(), batches: mark.batches };
-      let lastBeat = Date.now();
-      let lastPoll = Date.now();
-      while (!signal?.aborted) {
-        if (!dirty) {
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-            setTimeout(resolve, Math.min(pollMs, heartbeatMs)).unref?.();
-          });
-          wake = undefined;
-        }
-        if (signal?.aborted) break;
-        const now = Date.now();
-        if (!dirty && now - lastPoll >= pollMs) {
-          lastPoll = now;
-          const m = await outputWatermark(ctx.db, ctx.tenantId, d.id);
-          if (m.batches !== mark.batches || m.receivedAt?.getTime() !== mark.receivedAt?.getTime()) dirty = true;
-          mark = m;
-        }
-        if (dirty) {
-          dirty = false;
-          lastBeat = Date.now();
-          yield { kind: 'update' as const, at: new Date().toISOString(), batches: mark.batches };
-          await new Promise((r) => setTimeout(r, minGapMs));
-        } else if (now - lastBeat >= heartbeatMs) {
-          lastBeat = now;
-          yield { kind: 'heartbeat' as const, at: new Date().toISOString(), batches: mark.batches };
-        }
-      }
-    } finally {
-      outputChanges.off(d.id, onChange);
-      signal?.removeEventListener('abort', onAbort);
-    }
+    return watchDeployment(ctx, d.id, signal);
   });
+
+/** The stream of one deployment of the tenant (already looked up). */
+async function* watchDeployment(ctx: { db: Parameters<typeof outputWatermark>[0]; tenantId: string }, deploymentId: string, signal: AbortSignal | undefined) {
+  let dirty = false;
+  let wake: (() => void) | undefined;
+  const onChange = (e: { tenantId: string }) => {
+    if (e.tenantId !== ctx.tenantId) return;
+    dirty = true;
+    wake?.();
+  };
+  outputChanges.on(deploymentId, onChange);
+  const onAbort = () => wake?.();
+  signal?.addEventListener('abort', onAbort);
+  try {
+    let mark = await outputWatermark(ctx.db, ctx.tenantId, deploymentId);
+    yield { kind: 'update' as const, at: new Date().toISOString(), batches: mark.batches };
+    let lastBeat = Date.now();
+    let lastPoll = Date.now();
+    while (!signal?.aborted) {
+      if (!dirty) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, Math.min(pollMs, heartbeatMs)).unref?.();
+        });
+        wake = undefined;
+      }
+      if (signal?.aborted) break;
+      const now = Date.now();
+      if (!dirty && now - lastPoll >= pollMs) {
+        lastPoll = now;
+        const m = await outputWatermark(ctx.db, ctx.tenantId, deploymentId);
+        if (m.batches !== mark.batches || m.receivedAt?.getTime() !== mark.receivedAt?.getTime()) dirty = true;
+        mark = m;
+      }
+      if (dirty) {
+        dirty = false;
+        lastBeat = Date.now();
+        yield { kind: 'update' as const, at: new Date().toISOString(), batches: mark.batches };
+        await new Promise((r) => setTimeout(r, minGapMs));
+      } else if (now - lastBeat >= heartbeatMs) {
+        lastBeat = now;
+        yield { kind: 'heartbeat' as const, at: new Date().toISOString(), batches: mark.batches };
+      }
+    }
+  } finally {
+    outputChanges.off(deploymentId, onChange);
+    signal?.removeEventListener('abort', onAbort);
+  }
+}

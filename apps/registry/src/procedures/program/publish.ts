@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { base64Schema } from '../../base64.js';
 import { profileBuildFormatTexts } from '../../data/kernels.js';
 import { getProgram, parseSemver, publishVersion } from '../../data/programs.js';
-import { labelSchema, slugSchema } from '../../schemas.js';
+import { labelSchema, slugSchema, textSchema } from '../../schemas.js';
 import { userProcedure } from '../../trpc.js';
 import { programView, toProgramView, toVersionDetailView, versionDetailView } from './program-view.js';
 
@@ -21,7 +21,7 @@ export const programPublishInput = z.strictObject({
   /** The ELF object (clang -target bpf), Probeyard assembly text, or a script artifact (packages/script), base64. */
   artifact: z.string().min(1, 'artifact: empty').pipe(base64Schema('artifact', maxArtifactBytes)),
   /** Set on the program (a new one, or replacing the current text). */
-  description: z.string().max(2000).optional(),
+  description: textSchema(2000).optional(),
   tags: z.array(labelSchema).max(32).optional(),
   /**
    * A kernel profile of the tenant the artifact was built against: assembly field symbols
