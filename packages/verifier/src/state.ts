@@ -123,6 +123,11 @@ export interface Frame {
   subprogStart: number;
   /** For a callback frame (`bpf_loop`): the context argument to pass again on the next iteration. */
   callbackCtx: Reg | null;
+  /**
+   * For a callback frame: further iterations Linux would still explore after this one (its
+   * `callback_depth < nr_loops` maximum); 0 elsewhere.
+   */
+  loopsLeft: bigint;
 }
 
 export interface Ref {
@@ -143,6 +148,7 @@ export function cloneState(s: State): State {
       callsite: f.callsite,
       subprogStart: f.subprogStart,
       callbackCtx: f.callbackCtx,
+      loopsLeft: f.loopsLeft,
     })),
     refs: s.refs.slice(),
   };
@@ -165,6 +171,7 @@ export function snapshotState(s: State): State {
       callsite: f.callsite,
       subprogStart: f.subprogStart,
       callbackCtx: f.callbackCtx,
+      loopsLeft: f.loopsLeft,
     }),
   );
   return { frames, refs: s.refs.length === 0 ? NO_REFS : s.refs.slice() };
@@ -313,6 +320,8 @@ export function stateCovers(
     const of = old.frames[f]!;
     const cf = cur.frames[f]!;
     if (of.callsite !== cf.callsite) return false;
+    // a callback frame covers only states with no more iterations left to explore
+    if (exact ? of.loopsLeft !== cf.loopsLeft : of.loopsLeft < cf.loopsLeft) return false;
     const p = precise === null ? null : (precise[f] ?? null);
     const liveSet = live.liveRegs(f);
     for (let r = 0; r < 11; r++) {

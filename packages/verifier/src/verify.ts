@@ -297,7 +297,7 @@ class Verifier implements LiveRegs {
     const regs: Reg[] = notInitRegs();
     regs[1] = pointerReg(RegType.ctx);
     regs[10] = pointerReg(RegType.stack, { frame: 0 });
-    const frame: Frame = { regs, stack: [], callsite: -1, subprogStart: 0, callbackCtx: null };
+    const frame: Frame = { regs, stack: [], callsite: -1, subprogStart: 0, callbackCtx: null, loopsLeft: 0n };
     const state: State = { frames: [frame], refs: [] };
     for (const [k, init] of Object.entries(this.options.initialRegs ?? {})) {
       const r = Number(k);
@@ -1416,12 +1416,15 @@ class Verifier implements LiveRegs {
       const caller = curFrame(s).regs;
       caller[0] = UNKNOWN_SCALAR;
       for (let r = 1; r <= 5; r++) caller[r] = NOT_INIT;
-      // the next iteration, explored as another path
-      const again = cloneState(s);
-      const start = this.enterCallback(again, top.callsite, top.subprogStart, top.callbackCtx);
-      if (this.usePrecision) this.widenLoopScalars(again, ckpt);
-      if (ckpt) ckpt.branches++;
-      work.push({ state: again, insnIndex: start, checkpoint: ckpt });
+      // the next iteration, explored as another path while Linux would explore it
+      // (`callback_depth < nr_loops` maximum)
+      if (top.loopsLeft > 0n) {
+        const again = cloneState(s);
+        const start = this.enterCallback(again, top.callsite, top.subprogStart, top.callbackCtx, top.loopsLeft - 1n);
+        if (this.usePrecision) this.widenLoopScalars(again, ckpt);
+        if (ckpt) ckpt.branches++;
+        work.push({ state: again, insnIndex: start, checkpoint: ckpt });
+      }
       return top.callsite + 1;
     }
     if (s.frames.length > 1) {
@@ -1501,7 +1504,7 @@ class Verifier implements LiveRegs {
     const regs: Reg[] = notInitRegs();
     for (let r = 1; r <= 5; r++) regs[r] = caller.regs[r]!;
     regs[10] = pointerReg(RegType.stack, { frame: s.frames.length });
-    s.frames.push({ regs, stack: [], callsite: i, subprogStart: target, callbackCtx: null });
+    s.frames.push({ regs, stack: [], callsite: i, subprogStart: target, callbackCtx: null, loopsLeft: 0n });
     return target;
   }
 
@@ -1617,14 +1620,15 @@ class Verifier implements LiveRegs {
     if (nrLoops.type === RegType.scalar && nrLoops.v.umax === 0n) return i + 1;
     // nr_loops may be 0: the path where the callback never runs
     this.pendingPaths.push({ state: cloneState(s), insnIndex: i + 1, checkpoint: null });
-    return this.enterCallback(s, i, callback, callbackCtx ?? constReg(0n));
+    const maxLoops = nrLoops.type === RegType.scalar ? nrLoops.v.umax : U64;
+    return this.enterCallback(s, i, callback, callbackCtx ?? constReg(0n), maxLoops - 1n);
   }
 
   /**
    * Runs a `bpf_loop` callback as a frame of its own: r1 the iteration number, r2 the context.
    * When it returns, the loop either calls it again or ends (see `exit`).
    */
-  private enterCallback(s: State, i: number, start: number, ctx: Reg): number {
+  private enterCallback(s: State, i: number, start: number, ctx: Reg, loopsLeft: bigint): number {
     if (s.frames.length >= MAX_CALL_FRAMES) {
       this.reject(i, `the call stack of ${s.frames.length + 1} frames is too deep`);
     }
@@ -1632,7 +1636,7 @@ class Verifier implements LiveRegs {
     regs[1] = UNKNOWN_U32;
     regs[2] = ctx;
     regs[10] = pointerReg(RegType.stack, { frame: s.frames.length });
-    s.frames.push({ regs, stack: [], callsite: i, subprogStart: start, callbackCtx: ctx });
+    s.frames.push({ regs, stack: [], callsite: i, subprogStart: start, callbackCtx: ctx, loopsLeft });
     return start;
   }
 

@@ -296,6 +296,73 @@ export const ACCEPTED: ProgramCase[] = [
       exit`,
   },
   {
+    // Linux explores a callback while its depth is below nr_loops' maximum: a counter in the
+    // caller's stack never passes 1 in one iteration (\`bad\`, r9 not initialized, is never reached)
+    name: 'bpf_loop with nr_loops 1: the callback is explored once',
+    source: `
+      *(u64 *)(r10 - 8) = 0
+      r1 = 1
+      ld_pseudo r2, 4, 7
+      r3 = r10
+      r3 += -8
+      r4 = 0
+      call bpf_loop
+      r0 = 0
+      exit
+      r3 = *(u64 *)(r2 + 0)
+      r3 += 1
+      *(u64 *)(r2 + 0) = r3
+      if r3 > 1 goto +2
+      r0 = 0
+      exit
+      r0 = *(u64 *)(r9 + 0)
+      exit`,
+  },
+  {
+    name: 'bpf_loop with nr_loops 5: a counter checked against 5 in the callback',
+    source: `
+      *(u64 *)(r10 - 8) = 0
+      r1 = 5
+      ld_pseudo r2, 4, 7
+      r3 = r10
+      r3 += -8
+      r4 = 0
+      call bpf_loop
+      r0 = 0
+      exit
+      r3 = *(u64 *)(r2 + 0)
+      r3 += 1
+      *(u64 *)(r2 + 0) = r3
+      if r3 > 5 goto +2
+      r0 = 0
+      exit
+      r0 = *(u64 *)(r9 + 0)
+      exit`,
+  },
+  {
+    name: 'bpf_loop with nr_loops at most 7: a counter checked against 8 in the callback',
+    source: `
+      call bpf_get_prandom_u32
+      r1 = r0
+      r1 &= 7
+      *(u64 *)(r10 - 8) = 0
+      ld_pseudo r2, 4, 7
+      r3 = r10
+      r3 += -8
+      r4 = 0
+      call bpf_loop
+      r0 = 0
+      exit
+      r3 = *(u64 *)(r2 + 0)
+      r3 += 1
+      *(u64 *)(r2 + 0) = r3
+      if r3 > 8 goto +2
+      r0 = 0
+      exit
+      r0 = *(u64 *)(r9 + 0)
+      exit`,
+  },
+  {
     name: 'uninitialized stack read (allowed for root)',
     source: `
       r0 = *(u64 *)(r10 - 8)
@@ -811,6 +878,28 @@ export const PACKET_REJECTED: ProgramCase[] = [
 ];
 
 export const REJECTED: ProgramCase[] = [
+  {
+    name: 'bpf_loop with nr_loops 2: the second iteration reaches an uninitialized register',
+    source: `
+      *(u64 *)(r10 - 8) = 0
+      r1 = 2
+      ld_pseudo r2, 4, 7
+      r3 = r10
+      r3 += -8
+      r4 = 0
+      call bpf_loop
+      r0 = 0
+      exit
+      r3 = *(u64 *)(r2 + 0)
+      r3 += 1
+      *(u64 *)(r2 + 0) = r3
+      if r3 > 1 goto +2
+      r0 = 0
+      exit
+      r0 = *(u64 *)(r9 + 0)
+      exit`,
+    reject: 'R9 !read_ok',
+  },
   {
     // found by the VM property: Linux takes NULL only for arguments marked PTR_MAYBE_NULL, which
     // probe_read's destination is not, whatever the size
