@@ -109,6 +109,11 @@ export interface Slot {
   readonly bytes: readonly number[];
   /** The spilled register when all 8 bytes are `spill`. */
   readonly spilled: Reg | null;
+  /**
+   * A narrow constant stored by an immediate at the slot's lowest address (`*(u32 *)(r10 - 8)
+   * = 2`): Linux keeps it as a spilled constant of that size, a constant map key.
+   */
+  readonly narrow?: { readonly size: number; readonly value: bigint };
 }
 
 export const EMPTY_SLOT: Slot = { bytes: [0, 0, 0, 0, 0, 0, 0, 0], spilled: null };
@@ -262,6 +267,9 @@ const holdsNoPointer = (slot: Slot): boolean => slot.spilled === null || slot.sp
 
 function slotCovers(old: Slot, cur: Slot, exact: boolean, ids: IdMap, precise: boolean, uninitOk: boolean): boolean {
   if (old === cur) return true;
+  // a narrow constant (a possible constant map key) is covered only by the same constant
+  if ((exact || precise) && old.narrow && (cur.narrow?.size !== old.narrow.size || cur.narrow.value !== old.narrow.value)) return false;
+  if (exact && cur.narrow && !old.narrow) return false;
   if (!exact && !precise) {
     // a slot whose value decides nothing: any scalar will do; where uninitialized stack may be
     // read (root), uninitialized bytes are just another unknown value (the kernel's stacksafe

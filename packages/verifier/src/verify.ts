@@ -1084,7 +1084,16 @@ class Verifier implements LiveRegs {
       const bytes = slot.spilled ? slot.bytes.map(() => Byte.misc as number) : slot.bytes.slice();
       for (let b = 0; b < size; b++) bytes[pos + b] = zero ? Byte.zero : Byte.misc;
       padStack(frame, k);
-      frame.stack[k] = { bytes, spilled: null };
+      // a constant (immediate or register) stored at the slot's lowest address: Linux spills it
+      // as a narrow scalar (check_stack_write_fixed_off with bpf_capable), which a map lookup
+      // takes as a constant key
+      const op = this.p.opcode[i]!;
+      const plain = cls(op) === Cls.ST || (cls(op) === Cls.STX && mode(op) === Mode.MEM);
+      const narrow =
+        this.privileged && pos === 0 && !zero && plain && v.type === RegType.scalar && isConst(v.v)
+          ? { size, value: constValue(v.v) & ((1n << BigInt(size * 8)) - 1n) }
+          : undefined;
+      frame.stack[k] = narrow ? { bytes, spilled: null, narrow } : { bytes, spilled: null };
       return v;
     }
     if (slot.spilled) {
@@ -1688,6 +1697,7 @@ class Verifier implements LiveRegs {
       if (pos !== 0 || v.type !== RegType.scalar || !isConst(v.v)) return null;
       return size === 8 ? constValue(v.v) : constValue(v.v) & 0xffffffffn;
     }
+    if (slot.narrow && pos === 0 && slot.narrow.size === size) return slot.narrow.value;
     for (let b = 0; b < size; b++) if (slot.bytes[pos + b] !== Byte.zero) return null;
     return 0n;
   }
@@ -1956,6 +1966,7 @@ function slotHash(slot: Slot): number {
   if (h === undefined) {
     h = stringHash(slot.bytes.join(''));
     if (slot.spilled) h = mix(h, regHash(slot.spilled));
+    if (slot.narrow) h = mix(h, Number(slot.narrow.value & 0xffffn) + slot.narrow.size);
     slotHashes.set(slot, h);
   }
   return h;

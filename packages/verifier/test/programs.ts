@@ -363,6 +363,28 @@ export const ACCEPTED: ProgramCase[] = [
       exit`,
   },
   {
+    // Linux spills a narrow constant stored at a slot's start (bpf_capable) and takes it as a
+    // constant map key: the array lookup cannot fail, so the value pointer needs no null check
+    name: 'array lookup with a narrow constant key (immediate and register) needs no null check',
+    source: `
+      .map a array key=4 value=8 entries=4
+      *(u32 *)(r10 - 8) = 2
+      r2 = r10
+      r2 += -8
+      r1 = a ll
+      call bpf_map_lookup_elem
+      r6 = *(u64 *)(r0 + 0)
+      r7 = 3
+      *(u32 *)(r10 - 16) = r7
+      r2 = r10
+      r2 += -16
+      r1 = a ll
+      call bpf_map_lookup_elem
+      r6 = *(u64 *)(r0 + 0)
+      r0 = 0
+      exit`,
+  },
+  {
     name: 'uninitialized stack read (allowed for root)',
     source: `
       r0 = *(u64 *)(r10 - 8)
@@ -878,6 +900,34 @@ export const PACKET_REJECTED: ProgramCase[] = [
 ];
 
 export const REJECTED: ProgramCase[] = [
+  {
+    name: 'array lookup with a narrow constant key not at a slot start: maybe null',
+    source: `
+      .map a array key=4 value=8 entries=4
+      *(u32 *)(r10 - 4) = 2
+      r2 = r10
+      r2 += -4
+      r1 = a ll
+      call bpf_map_lookup_elem
+      r6 = *(u64 *)(r0 + 0)
+      r0 = 0
+      exit`,
+    reject: "R0 invalid mem access 'map_value_or_null'",
+  },
+  {
+    name: 'array lookup with a narrow constant key past max_entries: maybe null',
+    source: `
+      .map a array key=4 value=8 entries=4
+      *(u32 *)(r10 - 8) = 4
+      r2 = r10
+      r2 += -8
+      r1 = a ll
+      call bpf_map_lookup_elem
+      r6 = *(u64 *)(r0 + 0)
+      r0 = 0
+      exit`,
+    reject: "R0 invalid mem access 'map_value_or_null'",
+  },
   {
     name: 'bpf_loop with nr_loops 2: the second iteration reaches an uninitialized register',
     source: `
