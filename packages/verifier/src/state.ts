@@ -109,6 +109,11 @@ export interface Slot {
   readonly bytes: readonly number[];
   /** The spilled register when all 8 bytes are `spill`. */
   readonly spilled: Reg | null;
+  /**
+   * A narrow constant stored by an immediate at the slot's lowest address (`*(u32 *)(r10 - 8)
+   * = 2`): Linux keeps it as a spilled constant of that size, a constant map key.
+   */
+  readonly narrow?: { readonly size: number; readonly value: bigint };
 }
 
 export const EMPTY_SLOT: Slot = { bytes: [0, 0, 0, 0, 0, 0, 0, 0], spilled: null };
@@ -123,6 +128,11 @@ export interface Frame {
   subprogStart: number;
   /** For a callback frame (`bpf_loop`): the context argument to pass again on the next iteration. */
   callbackCtx: Reg | null;
+  /**
+   * For a callback frame: further iterations Linux would still explore after this one (its
+   * `callback_depth < nr_loops` maximum); 0 elsewhere.
+   */
+  loopsLeft: bigint;
 }
 
 export interface Ref {
@@ -143,6 +153,7 @@ export function cloneState(s: State): State {
       callsite: f.callsite,
       subprogStart: f.subprogStart,
       callbackCtx: f.callbackCtx,
+      loopsLeft: f.loopsLeft,
     })),
     refs: s.refs.slice(),
   };
@@ -165,6 +176,7 @@ export function snapshotState(s: State): State {
       callsite: f.callsite,
       subprogStart: f.subprogStart,
       callbackCtx: f.callbackCtx,
+      loopsLeft: f.loopsLeft,
     }),
   );
   return { frames, refs: s.refs.length === 0 ? NO_REFS : s.refs.slice() };
@@ -255,6 +267,9 @@ const holdsNoPointer = (slot: Slot): boolean => slot.spilled === null || slot.sp
 
 function slotCovers(old: Slot, cur: Slot, exact: boolean, ids: IdMap, precise: boolean, uninitOk: boolean): boolean {
   if (old === cur) return true;
+  // a narrow constant (a possible constant map key) is covered only by the same constant
+  if ((exact || precise) && old.narrow && (cur.narrow?.size !== old.narrow.size || cur.narrow.value !== old.narrow.value)) return false;
+  if (exact && cur.narrow && !old.narrow) return false;
   if (!exact && !precise) {
     // a slot whose value decides nothing: any scalar will do; where uninitialized stack may be
     // read (root), uninitialized bytes are just another unknown value (the kernel's stacksafe
@@ -313,6 +328,8 @@ export function stateCovers(
     const of = old.frames[f]!;
     const cf = cur.frames[f]!;
     if (of.callsite !== cf.callsite) return false;
+    // a callback frame covers only states with no more iterations left to explore
+    if (exact ? of.loopsLeft !== cf.loopsLeft : of.loopsLeft < cf.loopsLeft) return false;
     const p = precise === null ? null : (precise[f] ?? null);
     const liveSet = live.liveRegs(f);
     for (let r = 0; r < 11; r++) {

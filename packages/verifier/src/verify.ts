@@ -300,7 +300,7 @@ class Verifier implements LiveRegs {
     const regs: Reg[] = notInitRegs();
     regs[1] = pointerReg(RegType.ctx);
     regs[10] = pointerReg(RegType.stack, { frame: 0 });
-    const frame: Frame = { regs, stack: [], callsite: -1, subprogStart: 0, callbackCtx: null };
+    const frame: Frame = { regs, stack: [], callsite: -1, subprogStart: 0, callbackCtx: null, loopsLeft: 0n };
     const state: State = { frames: [frame], refs: [] };
     for (const [k, init] of Object.entries(this.options.initialRegs ?? {})) {
       const r = Number(k);
@@ -1097,7 +1097,16 @@ class Verifier implements LiveRegs {
       const bytes = slot.spilled ? slot.bytes.map(() => Byte.misc as number) : slot.bytes.slice();
       for (let b = 0; b < size; b++) bytes[pos + b] = zero ? Byte.zero : Byte.misc;
       padStack(frame, k);
-      frame.stack[k] = { bytes, spilled: null };
+      // a constant (immediate or register) stored at the slot's lowest address: Linux spills it
+      // as a narrow scalar (check_stack_write_fixed_off with bpf_capable), which a map lookup
+      // takes as a constant key
+      const op = this.p.opcode[i]!;
+      const plain = cls(op) === Cls.ST || (cls(op) === Cls.STX && mode(op) === Mode.MEM);
+      const narrow =
+        this.privileged && pos === 0 && !zero && plain && v.type === RegType.scalar && isConst(v.v)
+          ? { size, value: constValue(v.v) & ((1n << BigInt(size * 8)) - 1n) }
+          : undefined;
+      frame.stack[k] = narrow ? { bytes, spilled: null, narrow } : { bytes, spilled: null };
       return v;
     }
     if (slot.spilled) {
@@ -1429,12 +1438,15 @@ class Verifier implements LiveRegs {
       const caller = curFrame(s).regs;
       caller[0] = UNKNOWN_SCALAR;
       for (let r = 1; r <= 5; r++) caller[r] = NOT_INIT;
-      // the next iteration, explored as another path
-      const again = cloneState(s);
-      const start = this.enterCallback(again, top.callsite, top.subprogStart, top.callbackCtx);
-      if (this.usePrecision) this.widenLoopScalars(again, ckpt);
-      if (ckpt) ckpt.branches++;
-      work.push({ state: again, insnIndex: start, checkpoint: ckpt });
+      // the next iteration, explored as another path while Linux would explore it
+      // (`callback_depth < nr_loops` maximum)
+      if (top.loopsLeft > 0n) {
+        const again = cloneState(s);
+        const start = this.enterCallback(again, top.callsite, top.subprogStart, top.callbackCtx, top.loopsLeft - 1n);
+        if (this.usePrecision) this.widenLoopScalars(again, ckpt);
+        if (ckpt) ckpt.branches++;
+        work.push({ state: again, insnIndex: start, checkpoint: ckpt });
+      }
       return top.callsite + 1;
     }
     if (s.frames.length > 1) {
@@ -1514,7 +1526,7 @@ class Verifier implements LiveRegs {
     const regs: Reg[] = notInitRegs();
     for (let r = 1; r <= 5; r++) regs[r] = caller.regs[r]!;
     regs[10] = pointerReg(RegType.stack, { frame: s.frames.length });
-    s.frames.push({ regs, stack: [], callsite: i, subprogStart: target, callbackCtx: null });
+    s.frames.push({ regs, stack: [], callsite: i, subprogStart: target, callbackCtx: null, loopsLeft: 0n });
     return target;
   }
 
@@ -1632,14 +1644,15 @@ class Verifier implements LiveRegs {
     if (nrLoops.type === RegType.scalar && nrLoops.v.umax === 0n) return i + 1;
     // nr_loops may be 0: the path where the callback never runs
     this.pendingPaths.push({ state: cloneState(s), insnIndex: i + 1, checkpoint: null });
-    return this.enterCallback(s, i, callback, callbackCtx ?? constReg(0n));
+    const maxLoops = nrLoops.type === RegType.scalar ? nrLoops.v.umax : U64;
+    return this.enterCallback(s, i, callback, callbackCtx ?? constReg(0n), maxLoops - 1n);
   }
 
   /**
    * Runs a `bpf_loop` callback as a frame of its own: r1 the iteration number, r2 the context.
    * When it returns, the loop either calls it again or ends (see `exit`).
    */
-  private enterCallback(s: State, i: number, start: number, ctx: Reg): number {
+  private enterCallback(s: State, i: number, start: number, ctx: Reg, loopsLeft: bigint): number {
     if (s.frames.length >= MAX_CALL_FRAMES) {
       this.reject(i, `the call stack of ${s.frames.length + 1} frames is too deep`);
     }
@@ -1647,7 +1660,7 @@ class Verifier implements LiveRegs {
     regs[1] = UNKNOWN_U32;
     regs[2] = ctx;
     regs[10] = pointerReg(RegType.stack, { frame: s.frames.length });
-    s.frames.push({ regs, stack: [], callsite: i, subprogStart: start, callbackCtx: ctx });
+    s.frames.push({ regs, stack: [], callsite: i, subprogStart: start, callbackCtx: ctx, loopsLeft });
     return start;
   }
 
@@ -1699,6 +1712,7 @@ class Verifier implements LiveRegs {
       if (pos !== 0 || v.type !== RegType.scalar || !isConst(v.v)) return null;
       return size === 8 ? constValue(v.v) : constValue(v.v) & 0xffffffffn;
     }
+    if (slot.narrow && pos === 0 && slot.narrow.size === size) return slot.narrow.value;
     for (let b = 0; b < size; b++) if (slot.bytes[pos + b] !== Byte.zero) return null;
     return 0n;
   }
@@ -1970,6 +1984,7 @@ function slotHash(slot: Slot): number {
   if (h === undefined) {
     h = stringHash(slot.bytes.join(''));
     if (slot.spilled) h = mix(h, regHash(slot.spilled));
+    if (slot.narrow) h = mix(h, Number(slot.narrow.value & 0xffffn) + slot.narrow.size);
     slotHashes.set(slot, h);
   }
   return h;

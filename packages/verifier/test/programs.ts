@@ -296,6 +296,95 @@ export const ACCEPTED: ProgramCase[] = [
       exit`,
   },
   {
+    // Linux explores a callback while its depth is below nr_loops' maximum: a counter in the
+    // caller's stack never passes 1 in one iteration (\`bad\`, r9 not initialized, is never reached)
+    name: 'bpf_loop with nr_loops 1: the callback is explored once',
+    source: `
+      *(u64 *)(r10 - 8) = 0
+      r1 = 1
+      ld_pseudo r2, 4, 7
+      r3 = r10
+      r3 += -8
+      r4 = 0
+      call bpf_loop
+      r0 = 0
+      exit
+      r3 = *(u64 *)(r2 + 0)
+      r3 += 1
+      *(u64 *)(r2 + 0) = r3
+      if r3 > 1 goto +2
+      r0 = 0
+      exit
+      r0 = *(u64 *)(r9 + 0)
+      exit`,
+  },
+  {
+    name: 'bpf_loop with nr_loops 5: a counter checked against 5 in the callback',
+    source: `
+      *(u64 *)(r10 - 8) = 0
+      r1 = 5
+      ld_pseudo r2, 4, 7
+      r3 = r10
+      r3 += -8
+      r4 = 0
+      call bpf_loop
+      r0 = 0
+      exit
+      r3 = *(u64 *)(r2 + 0)
+      r3 += 1
+      *(u64 *)(r2 + 0) = r3
+      if r3 > 5 goto +2
+      r0 = 0
+      exit
+      r0 = *(u64 *)(r9 + 0)
+      exit`,
+  },
+  {
+    name: 'bpf_loop with nr_loops at most 7: a counter checked against 8 in the callback',
+    source: `
+      call bpf_get_prandom_u32
+      r1 = r0
+      r1 &= 7
+      *(u64 *)(r10 - 8) = 0
+      ld_pseudo r2, 4, 7
+      r3 = r10
+      r3 += -8
+      r4 = 0
+      call bpf_loop
+      r0 = 0
+      exit
+      r3 = *(u64 *)(r2 + 0)
+      r3 += 1
+      *(u64 *)(r2 + 0) = r3
+      if r3 > 8 goto +2
+      r0 = 0
+      exit
+      r0 = *(u64 *)(r9 + 0)
+      exit`,
+  },
+  {
+    // Linux spills a narrow constant stored at a slot's start (bpf_capable) and takes it as a
+    // constant map key: the array lookup cannot fail, so the value pointer needs no null check
+    name: 'array lookup with a narrow constant key (immediate and register) needs no null check',
+    source: `
+      .map a array key=4 value=8 entries=4
+      *(u32 *)(r10 - 8) = 2
+      r2 = r10
+      r2 += -8
+      r1 = a ll
+      call bpf_map_lookup_elem
+      r6 = *(u64 *)(r0 + 0)
+      r7 = 3
+      *(u32 *)(r10 - 16) = r7
+      r2 = r10
+      r2 += -16
+      r1 = a ll
+      call bpf_map_lookup_elem
+      r6 = *(u64 *)(r0 + 0)
+      r0 = 0
+      exit`,
+  },
+  {
     name: 'uninitialized stack read (allowed for root)',
     source: `
       r0 = *(u64 *)(r10 - 8)
@@ -811,6 +900,56 @@ export const PACKET_REJECTED: ProgramCase[] = [
 ];
 
 export const REJECTED: ProgramCase[] = [
+  {
+    name: 'array lookup with a narrow constant key not at a slot start: maybe null',
+    source: `
+      .map a array key=4 value=8 entries=4
+      *(u32 *)(r10 - 4) = 2
+      r2 = r10
+      r2 += -4
+      r1 = a ll
+      call bpf_map_lookup_elem
+      r6 = *(u64 *)(r0 + 0)
+      r0 = 0
+      exit`,
+    reject: "R0 invalid mem access 'map_value_or_null'",
+  },
+  {
+    name: 'array lookup with a narrow constant key past max_entries: maybe null',
+    source: `
+      .map a array key=4 value=8 entries=4
+      *(u32 *)(r10 - 8) = 4
+      r2 = r10
+      r2 += -8
+      r1 = a ll
+      call bpf_map_lookup_elem
+      r6 = *(u64 *)(r0 + 0)
+      r0 = 0
+      exit`,
+    reject: "R0 invalid mem access 'map_value_or_null'",
+  },
+  {
+    name: 'bpf_loop with nr_loops 2: the second iteration reaches an uninitialized register',
+    source: `
+      *(u64 *)(r10 - 8) = 0
+      r1 = 2
+      ld_pseudo r2, 4, 7
+      r3 = r10
+      r3 += -8
+      r4 = 0
+      call bpf_loop
+      r0 = 0
+      exit
+      r3 = *(u64 *)(r2 + 0)
+      r3 += 1
+      *(u64 *)(r2 + 0) = r3
+      if r3 > 1 goto +2
+      r0 = 0
+      exit
+      r0 = *(u64 *)(r9 + 0)
+      exit`,
+    reject: 'R9 !read_ok',
+  },
   {
     // found by the VM property: Linux takes NULL only for arguments marked PTR_MAYBE_NULL, which
     // probe_read's destination is not, whatever the size
