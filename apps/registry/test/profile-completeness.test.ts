@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enqueueStaleCompatJobs } from '../src/data/compat.js';
 import { drainCompatJobs } from '../src/jobs/compat-runner.js';
 import { backends, type Harness, openHarness, skipReason } from './harness.js';
 
@@ -107,6 +108,24 @@ describe.each(backends)('profile completeness on %s', (backend) => {
     expect([other.created, other.profile.complete]).toEqual([true, true]);
     const recorded = await node.agent.reportProfile({ tarball: tarballOf(`${compatFormats}android-3.10.49`), partial: true });
     expect([recorded.created, recorded.profile.complete]).toEqual([true, false]);
+  });
+
+  it.skipIf(skip)('at start-up, results of an older engine get a job that computes them again (once)', async () => {
+    const t = await h.tenant('old-engine');
+    await t.owner.kernel.upload({ name: 'nexus5', tarball: android34() });
+    await t.owner.program.publish({ name: 'syscount', version: '1.0.0', artifact: b64(syscount) });
+    await drainCompatJobs(h.db.prisma);
+    // as an instance upgraded from before profiles knew their completeness left it
+    await h.db.prisma.compatResult.updateMany({ where: { tenantId: t.id }, data: { engine: 'probeyard-compat/1', verdict: 'unknown' } });
+    expect(await enqueueStaleCompatJobs(h.db.prisma)).toBeGreaterThanOrEqual(1);
+    const queued = await h.db.prisma.compatJob.count({ where: { tenantId: t.id, status: 'queued', profileId: null } });
+    expect(queued).toBe(1);
+    await enqueueStaleCompatJobs(h.db.prisma);
+    expect(await h.db.prisma.compatJob.count({ where: { tenantId: t.id, status: 'queued', profileId: null } })).toBe(1);
+    await drainCompatJobs(h.db.prisma);
+    expect((await t.owner.compat.matrix()).cells.map((c) => [c.verdict, c.engine])).toEqual([['incompatible', 'probeyard-compat/2']]);
+    await enqueueStaleCompatJobs(h.db.prisma);
+    expect(await h.db.prisma.compatJob.count({ where: { tenantId: t.id, status: 'queued' } })).toBe(0);
   });
 
   it.skipIf(skip)('compat.setSettings (admin) recomputes the tenant matrix with strictCharSign, and no other tenant', async () => {

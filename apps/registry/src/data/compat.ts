@@ -85,6 +85,26 @@ export type CellComputer = (tenantId: string, spec: ProgramSpecJson, manifest: M
 /** The cell computed in this thread (tests and tools; the server's runner uses its verifier pool). */
 export const computeCellHere: CellComputer = async (_tenantId, spec, manifest, profile, settings) => computeCell(specFromJson(spec), manifest, compatProfileOf(profile), settings);
 
+/**
+ * Queues a tenant-wide job for every tenant holding results of another engine than its settings'
+ * (an upgrade of packages/compat, e.g. `probeyard-compat/1` from before profiles knew their
+ * completeness), unless one is queued or running already. Run at start-up; returns the jobs queued.
+ */
+export async function enqueueStaleCompatJobs(db: Db): Promise<number> {
+  const stale = await db.tenant.findMany({
+    where: {
+      OR: [
+        { strictCharSign: false, compatResults: { some: { engine: { not: compatEngineOf({ strictCharSign: false }) } } } },
+        { strictCharSign: true, compatResults: { some: { engine: { not: compatEngineOf({ strictCharSign: true }) } } } },
+      ],
+      compatJobs: { none: { profileId: null, status: { in: ['queued', 'running'] } } },
+    },
+    select: { id: true },
+  });
+  for (const t of stale) await db.$transaction((tx) => enqueueCompatJob(tx, t.id, null));
+  return stale.length;
+}
+
 /** Queues a compat job in the transaction that made the version or profile (so neither exists without its job). */
 export async function enqueueCompatJob(tx: Tx, tenantId: string, profileId: string | null): Promise<{ id: string }> {
   return tx.compatJob.create({ data: { tenantId, profileId }, select: { id: true } });

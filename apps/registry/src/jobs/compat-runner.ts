@@ -2,7 +2,7 @@
 // procedure queues a job and every few seconds (a job queued by another replica). Jobs live in the
 // database and a running one is leased: a job a killed process left behind is taken over when its
 // lease lapses (at once at the next start when the database has one process only).
-import { type CellComputer, claimCompatJob, computeCellHere, type JobClock, requeueRunningJobs, runCompatJob } from '../data/compat.js';
+import { type CellComputer, claimCompatJob, computeCellHere, enqueueStaleCompatJobs, type JobClock, requeueRunningJobs, runCompatJob } from '../data/compat.js';
 import type { Db } from '../db/open.js';
 import type { Logger } from '../server/log.js';
 
@@ -57,12 +57,17 @@ export class CompatJobRunner implements JobNotifier {
     private readonly opts: CompatJobRunnerOptions = {},
   ) {}
 
-  /** On an exclusive database requeues the jobs a previous process left running; then starts working. */
+  /**
+   * On an exclusive database requeues the jobs a previous process left running; queues a job for
+   * every tenant whose results an older engine computed; then starts working.
+   */
   async start(): Promise<void> {
     if (this.opts.exclusive) {
       const requeued = await requeueRunningJobs(this.db);
       if (requeued > 0) this.logger({ level: 'info', msg: 'compat jobs requeued', count: requeued });
     }
+    const stale = await enqueueStaleCompatJobs(this.db);
+    if (stale > 0) this.logger({ level: 'info', msg: 'compat jobs queued for results of an older engine', count: stale });
     this.timer = setInterval(() => this.kick(), this.opts.pollMs ?? 5_000);
     this.timer.unref();
     this.kick();
