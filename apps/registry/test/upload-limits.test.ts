@@ -61,6 +61,30 @@ describe.each(backends)('what one upload may hold, on %s', (backend) => {
     expect(worstGapMs).toBeLessThan(Math.max(2000, tookMs / 4));
   });
 
+  // Issue 13, finding 9: the base64 length alone admitted 4 MiB + 2 bytes, and 4 MiB + 1 byte of
+  // text then failed as "syntax error".
+  it.skipIf(skip).each([
+    [4 * 1024 * 1024 + 1, 'artifact: 4194305 bytes, larger than 4194304 bytes (4 MiB)'],
+    [4 * 1024 * 1024 + 2, 'artifact: 4194306 bytes, larger than 4194304 bytes (4 MiB)'],
+  ])('refuses an artifact of %i bytes for its size, in words', async (size, message) => {
+    const t = await h.tenant('artifact-size');
+    const before = await h.counts();
+    const err = await t.owner.program.publish({ name: 'big', version: '1.0.0', artifact: Buffer.alloc(size, 'a').toString('base64') }).catch((e: Error & { code?: string }) => e);
+    expect(err).toMatchObject({ code: 'BAD_REQUEST' });
+    expect((err as Error).message).toContain(message);
+    expect(await h.counts()).toEqual(before);
+  });
+
+  it.skipIf(skip)('admits an artifact of exactly 4 MiB past the size check (its contents are judged next), and a tarball of 5 MiB + 1 is refused for its size', async () => {
+    const t = await h.tenant('artifact-size-ok');
+    const err = await t.owner.program.publish({ name: 'big', version: '1.0.0', artifact: Buffer.alloc(4 * 1024 * 1024, 'a').toString('base64') }).catch((e: Error) => e);
+    expect((err as Error).message).not.toContain('larger than');
+    await expect(t.owner.kernel.upload({ name: 'big', tarball: Buffer.alloc(5 * 1024 * 1024 + 1).toString('base64') })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringContaining('tarball: 5242881 bytes, larger than 5242880 bytes (5 MiB)'),
+    });
+  });
+
   it.skipIf(skip)("says why when none of a tarball's format files parses", async () => {
     const t = await h.tenant('broken');
     const broken = tree(7, 'bad', (i) => `name: bad${i}\nID: x\nformat:\n\tthis is not a field\n`);
