@@ -121,6 +121,11 @@ describe.skipIf(noTraceCmd !== undefined)('libbpf-style corpus over its recordin
     expect(got).toEqual(expected);
     // the cgroup filter on: the cgroup array is empty here, and bpf_current_task_under_cgroup
     // answers -EAGAIN as the kernel does for an empty slot, which syscount's `!` lets through
+    // text: the BTF-typed values decoded (struct data_t by member), the cgroup array and .rodata not printed
+    const text = await runText('syscount');
+    const [nr, count] = [...expected].sort((a, b) => b[1] - a[1])[0]!;
+    expect(text.out).toContain(`@data[${nr}]: { .count = ${count}, .total_ns = 0, .max_ns = 0, .comm =  }\n`);
+    expect(text.out).not.toMatch(/@cgroup_map|@\.rodata/);
     const filtered = await runJson('syscount', ['--set', 'filter_cg=true']);
     expect(new Map(mapOf(filtered, 'data').map((e) => [Number(k0(e)), Number(e.value.count)]))).toEqual(expected);
   });
