@@ -179,9 +179,12 @@ describe.each(backends)('every procedure under hostile input, over HTTP on %s', 
     const owner: string = made.ownerToken;
     const tenantId: string = made.tenant.id;
     const version = await insertVersion(registry.db.prisma, tenantId, 'runqlat', '1.0.0');
-    const viewer = await post('member.add', { email: 'viewer@prop.example', role: 'viewer' }, owner);
+    // a viewer: invited, and the invitation accepted by the person, who chooses a password
+    const invited = await post('member.invite', { email: 'viewer@prop.example', role: 'viewer' }, owner);
+    await post('auth.acceptInvitation', { secret: invited.secret, password: 'a viewer password of ours' });
+    const viewerUser = await registry.db.prisma.user.findUniqueOrThrow({ where: { email: 'viewer@prop.example' }, select: { id: true } });
     const { secret: viewerToken } = await registry.db.prisma.$transaction((tx) =>
-      createToken(tx, { tenantId, userId: viewer.member.userId, kind: 'api', name: 'viewer', role: 'viewer', expiresAt: null }),
+      createToken(tx, { tenantId, userId: viewerUser.id, kind: 'api', name: 'viewer', role: 'viewer', expiresAt: null }),
     );
     const enrolled = await post('agent.enroll', { enrollmentToken: (await post('agent.createEnrollmentToken', { labels: { env: 'prod' } }, owner)).enrollmentToken, hostname: 'node-1' });
     const spare = await post('agent.enroll', { enrollmentToken: (await post('agent.createEnrollmentToken', { labels: { env: 'dev' } }, owner)).enrollmentToken, hostname: 'node-2' });
