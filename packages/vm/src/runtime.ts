@@ -199,7 +199,8 @@ export class EventRuntime {
       c.budgetExhaustions++;
       this.lastFault = vm.fault;
     }
-    for (const rb of this.ringBuffers) rb.consume();
+    const rbs = this.ringBuffers;
+    for (let i = 0; i < rbs.length; i++) (rbs[i] as RingBuffer).consume();
     return status;
   }
 

@@ -213,3 +213,43 @@ describe('the context of a run', () => {
     expect(vm.run(program, pages[0]!, 100, 22)).toBe(RunStatus.fault);
   });
 });
+
+describe.each(['interpreter', 'compiled'] as const)('per-run state (%s)', (tier) => {
+  it('frame 0 is zero at the start of every run, whichever programs ran before', () => {
+    const vm = new Vm({ tier });
+    const load = (text: string) => loadProgramOrThrow(asm(text), vm.loadOptions());
+    const write = load('r1 = 77\n*(u64 *)(r10 - 8) = r1\n*(u64 *)(r10 - 512) = r1\nr0 = 0\nexit');
+    // names no r10 and calls no helper: cannot reach the stack
+    const noStack = load('r0 = *(u32 *)(r1 + 0)\nexit');
+    const read = load('r0 = *(u64 *)(r10 - 8)\nr2 = *(u64 *)(r10 - 512)\nr0 += r2\nexit');
+    const ctx = new Uint8Array([1, 2, 3, 4]);
+    const frame0 = () => [...(vm.regionBytes[2] as Uint8Array).subarray(4096 - 512, 4096)];
+    for (const between of [[], [noStack], [noStack, noStack], [write, noStack]]) {
+      vm.run(write, ctx);
+      expect(frame0().some((b) => b !== 0)).toBe(true);
+      for (const p of between) vm.run(p, ctx);
+      expect(vm.runOrThrow(read, ctx)).toBe(0n);
+      vm.run(noStack, ctx);
+      expect(frame0().every((b) => b === 0)).toBe(true);
+    }
+    expect(vm.tierOf(read)).toBe(tier);
+  });
+
+  it('a compiled run starts from r1 = the context, r2 = its length, the rest 0', () => {
+    const vm = new Vm({ tier });
+    const dirty = loadProgramOrThrow(asm('r0 = -1\nr3 = -1\nr4 = -1\nr5 = -1\nr6 = -1\nr7 = -1\nr8 = -1\nr9 = -1\nexit'), vm.loadOptions());
+    const sum = loadProgramOrThrow(
+      asm('r0 = r2\nr0 += r3\nr0 += r4\nr0 += r5\nr0 += r6\nr0 += r7\nr0 += r8\nr0 += r9\nr1 = *(u8 *)(r1 + 2)\nr0 += r1\nexit'),
+      vm.loadOptions(),
+    );
+    for (const len of [3, 40, 3]) {
+      const ctx = Uint8Array.from({ length: len }, (_, i) => i * 5);
+      vm.run(dirty, ctx);
+      expect(vm.runOrThrow(sum, ctx)).toBe(BigInt(len + 10));
+      // the same program twice in a row (the compiled tier's hot entry)
+      expect(vm.runOrThrow(sum, ctx)).toBe(BigInt(len + 10));
+      expect(vm.regLo[1]).toBe(10);
+      expect(vm.regLo[2]).toBe(len);
+    }
+  });
+});

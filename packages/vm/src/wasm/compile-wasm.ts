@@ -359,18 +359,35 @@ export function compileToWasm(p: LoadedProgram): WasmCompileResult {
   for (let k = 0; k < 7; k++) run.byte(Op.drop);
   run.byte(Op.globalGet).u32(ABORT_GLOBAL);
 
+  // start(n0, length) -> aborted: a fresh run, frame 0, the registers set here instead of read
+  // from the register file (r1 = the context, r2 = its length, the rest 0): the VM writes none
+  const start = new ByteWriter();
+  start.byte(Op.i32Const).s32(0).byte(Op.globalSet).u32(ABORT_GLOBAL);
+  for (let r = 0; r < 10; r++) {
+    if (r === 1) start.byte(Op.i64Const).s64(0, CONTEXT_REGION);
+    else if (r === 2) start.byte(Op.localGet).u32(1).byte(Op.i64ExtendI32U);
+    else start.byte(Op.i64Const).s32(0);
+  }
+  start.byte(Op.localGet).u32(0).byte(Op.i32Const).s32(0).byte(Op.call).u32(FIRST_BPF_FUNC);
+  for (let k = 0; k < 7; k++) start.byte(Op.drop);
+  start.byte(Op.globalGet).u32(ABORT_GLOBAL);
+
   const i64x10 = Array.from({ length: 10 }, () => ValType.i64);
   const bytes = encodeModule({
     types: [
       { params: [ValType.i32, ValType.i32, ValType.i32], results: [ValType.i32] },
       { params: [...i64x10, ValType.i32, ValType.i32], results: [...i64x10.slice(0, 6), ValType.i32] },
       { params: [ValType.i32], results: [ValType.i32] },
+      { params: [ValType.i32, ValType.i32], results: [ValType.i32] },
     ],
     importFuncs: [{ module: 'vm', name: 'helper', typeIndex: 0 }],
     importMemory: { module: 'vm', name: 'memory', minPages: 1 },
     globals: [{ type: ValType.i32, mutable: true, init: 0 }],
-    funcs: [{ typeIndex: 2, locals: [], code: run }, ...bodies],
-    exports: [{ name: 'run', funcIndex: RUN_FUNC }],
+    funcs: [{ typeIndex: 2, locals: [], code: run }, ...bodies, { typeIndex: 3, locals: [], code: start }],
+    exports: [
+      { name: 'run', funcIndex: RUN_FUNC },
+      { name: 'start', funcIndex: FIRST_BPF_FUNC + bodies.length },
+    ],
   });
   return { ok: true, bytes, functions: funcEntries.length, instructions: insnsBetween(0, n), versionedLoops };
 

@@ -23,8 +23,16 @@ export function createWasmMemory(pages: number): WasmMemory {
   return new wasmApi.Memory({ initial: pages });
 }
 
-/** A compiled program's entry: runs from pc 0 with `startCount` instructions counted; true when it stopped early. */
-export type CompiledEntry = (startCount: number) => number;
+/**
+ * A compiled program's entries, each returning 1 when it stopped early (0 on `exit`): `run` from
+ * pc 0 with `startCount` instructions counted and r0..r9 from the register file (a tail call's
+ * target); `start`, a fresh run with r1 = the context, r2 = `length` and the rest 0, no
+ * register file read.
+ */
+export interface CompiledEntry {
+  run: (startCount: number) => number;
+  start: (startCount: number, length: number) => number;
+}
 
 /** A compiled module, shared by every VM that runs the same program bytes. */
 export interface CompiledModule {
@@ -117,7 +125,7 @@ export function instantiate(
   helper: (id: number, pc: number, frame: number) => number,
 ): CompiledEntry {
   const instance = new (wasmApi as WasmApi).Instance(compiled.module, { vm: { memory, helper } });
-  return instance.exports.run as CompiledEntry;
+  return { run: instance.exports.run as CompiledEntry['run'], start: instance.exports.start as CompiledEntry['start'] };
 }
 
 /** Empties the module cache (tests). */

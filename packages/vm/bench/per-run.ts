@@ -1,0 +1,66 @@
+// Per-run fixed cost of the compiled tier on ctx_hash (15 instructions, 64-byte context), split
+// into its parts, each measured side by side in one process (ns per run, medians of rounds).
+//
+//   pnpm --filter @probeyard/vm exec tsx --conditions=@probeyard/source bench/per-run.ts
+import { existsSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { EventRuntime, type LoadedProgram, loadProgramOrThrow, Vm } from '../src/index.js';
+
+const corpus = ['../../../shared/corpus', '/work/shared/corpus']
+  .map((p) => (p.startsWith('/') ? p : join(import.meta.dirname, p)))
+  .find((p) => existsSync(p));
+if (!corpus) {
+  console.log('per-run: the shared corpus (perf-workloads) is absent; nothing to measure');
+  process.exit(0);
+}
+const ctxHash = new Uint8Array(Buffer.from(readFileSync(join(corpus, 'perf-workloads/ctx_hash.hex'), 'utf8').trim(), 'hex'));
+const ctx64 = Uint8Array.from({ length: 64 }, (_, i) => i);
+const page = new Uint8Array(4096);
+page.set(ctx64, 128);
+
+const vm = new Vm({ budget: 100_000_000, standardHelpers: false });
+const program: LoadedProgram = loadProgramOrThrow(ctxHash, vm.loadOptions('ctx_hash'));
+if (vm.tierOf(program) !== 'compiled') throw new Error('ctx_hash is not compiled');
+if (vm.runOrThrow(program, ctx64) !== 0xc56d329an) throw new Error('wrong r0');
+const runtime = new EventRuntime(vm, program);
+const sampled = new EventRuntime(vm, program, { timeEvery: 16 });
+
+// an empty exported wasm function (i32) -> i32: the floor of one JS -> wasm call
+const emptyModule = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x06, 0x01, 0x60, 0x01, 0x7f, 0x01, 0x7f, 0x03, 0x02, 0x01, 0x00,
+  0x07, 0x07, 0x01, 0x03, 0x72, 0x75, 0x6e, 0x00, 0x00, 0x0a, 0x06, 0x01, 0x04, 0x00, 0x20, 0x00, 0x0b,
+]);
+const wasm = (globalThis as unknown as { WebAssembly: { Module: new (b: Uint8Array) => object; Instance: new (m: object) => { exports: Record<string, unknown> } } }).WebAssembly;
+const empty = new wasm.Instance(new wasm.Module(emptyModule)).exports.run as (n: number) => number;
+// biome-ignore lint/suspicious/noExplicitAny: reaching a private field for the measurement
+const compiled = (vm as any).entryOf(program) as { run: (n: number) => number; start: (n: number, length: number) => number };
+const entry = compiled.run;
+const start = compiled.start;
+
+const cases: [string, () => void][] = [
+  ['empty wasm call', () => empty(0)],
+  ['compiled entry alone (run(0))', () => entry(0)],
+  ['compiled entry alone (start(0, 64))', () => start(0, 64)],
+  ['vm.setContext(64 bytes)', () => vm.setContext(ctx64)],
+  ['vm.run(ctx_hash, 64-byte array)', () => vm.run(program, ctx64)],
+  ['vm.run(ctx_hash, record in a page)', () => vm.run(program, page, 128, 64)],
+  ['runtime.runBytes(record in a page)', () => runtime.runBytes(0, 1, 0, page, 128, 64)],
+  ['  the same, timeEvery 16 (the agent)', () => sampled.runBytes(0, 1, 0, page, 128, 64)],
+];
+const iters = 1_000_000;
+const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 7;
+const results = cases.map(() => [] as number[]);
+for (let w = 0; w < 3; w++) for (const [, f] of cases) for (let i = 0; i < 200_000; i++) f();
+for (let r = 0; r < rounds; r++) {
+  cases.forEach(([, f], c) => {
+    const t0 = performance.now();
+    for (let i = 0; i < iters; i++) f();
+    results[c]?.push(((performance.now() - t0) * 1e6) / iters);
+  });
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
+console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${rounds} rounds of ${iters.toLocaleString('en')} calls, medians`);
+cases.forEach(([name], c) => {
+  console.log(`${name.padEnd(40)} ${median(results[c] as number[]).toFixed(1).padStart(7)} ns/run`);
+});
