@@ -152,7 +152,8 @@ export function toDeploymentView(d: DeploymentRow, counts: Record<string, number
     digest: d.version.digest,
     selector,
     selectorText: formatSelector(selector),
-    options: (d.options ?? {}) as Record<string, string>,
+    // by name (jsonb keeps its own key order)
+    options: Object.fromEntries(Object.entries((d.options ?? {}) as Record<string, string>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     desiredState: d.desiredState,
     createdById: d.createdById,
     createdAt: iso(d.createdAt),
