@@ -100,7 +100,7 @@ describe.each(backends)('deployment options on %s', (backend) => {
     const bNode = await enrol(b.owner, 'b-node', { node: 'local' });
     const made = await a.owner.deployment.create({ name: 'syscount', version: '1.0.0', selector: 'node=local', options: { filter_pid: '7' } });
     const before = await fleetCounts(h.db.prisma);
-    for (const options of [{ filter_pid: '7' }, { nope: '1' }]) {
+    for (const options of [{ filter_pid: '7' }, { nope: '1' }] as Record<string, string>[]) {
       const err = await b.owner.deployment.create({ name: 'syscount', version: '1.0.0', selector: 'node=local', options }).catch((e: Error) => e);
       expect(err).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('program version not found: syscount@1.0.0') });
       expect((err as Error).message).not.toContain('filter_');
