@@ -25,7 +25,7 @@ describe('withOptions', () => {
 
   it('refuses a name or value that does not fit with a CompatError', async () => {
     const spec = await readProgramSpec(readFileSync(syscount));
-    for (const options of [{ nope: '1' }, { filter_failed: '256' }]) {
+    for (const options of [{ nope: '1' }, { filter_failed: '256' }] as Record<string, string>[]) {
       let err: unknown;
       try {
         withOptions(spec, options);
