@@ -1,8 +1,12 @@
 // The deployment's options set in the spec the agent loads: by variable name, as the registry
-// stored them (decimal text, true/false); what does not fit is a CompatError, never a crash.
+// stored them (decimal text, true/false); what does not fit is a CompatError, never a crash; and
+// the verdict is the object's with them (a set option prunes what it disables).
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { isCompatError, readProgramSpec } from '@probeyard/compat';
+import { loadForProfile } from '@probeyard/runtime';
 import { describe, expect, it } from 'vitest';
+import { readTraceDatProfile } from '../profile/node-profile.js';
 import { withOptions } from './target-manager.js';
 
 const syscount = new URL('../../../../examples/libbpf/syscount.bpf.o', import.meta.url);
@@ -34,5 +38,18 @@ describe('withOptions', () => {
       }
       expect(isCompatError(err)).toBe(true);
     }
+  });
+});
+
+describe('the verdict of a target with options', () => {
+  it('is for the object with them: a set min_duration_ns prunes bootstrap handle_exec\'s kernel reads', async () => {
+    const profile = await readTraceDatProfile(fileURLToPath(new URL('../../../../examples/libbpf/recordings/libbpf-tools.dat', import.meta.url)));
+    const spec = await readProgramSpec(readFileSync(new URL('../../../../examples/libbpf/bootstrap.bpf.o', import.meta.url)));
+    // as the target manager loads it: options first, then loadForProfile on the node's kernel
+    const plain = loadForProfile(withOptions(spec, {}), profile.kernel);
+    const set = loadForProfile(withOptions(spec, { min_duration_ns: '1000000' }), profile.kernel);
+    expect(plain.verdict.kernelMemory).toEqual(['handle_exec', 'handle_exit']);
+    // handle_exec returns before BPF_CORE_READ(task, real_parent, tgid) when the option is set
+    expect(set.verdict.kernelMemory).toEqual(['handle_exit']);
   });
 });
