@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { arr, either, int, obj, oneOf, str } from './answer-shape.js';
+import { arr, either, int, obj, oneOf, opt, rec, str } from './answer-shape.js';
 
 describe('answer shapes', () => {
   const shape = either(obj({ ok: oneOf(true), n: int(0, 10) }), obj({ ok: oneOf(false), items: arr(obj({ id: str(4, /^[a-z]+$/) }), 2) }));
@@ -17,5 +17,14 @@ describe('answer shapes', () => {
   it('names the path of what does not fit', () => {
     expect(obj({ items: arr(obj({ id: str(4, /^[a-z]+$/) }), 2) })({ items: [{ id: 'ab' }, { id: 'AB' }] }, '')).toBe('items.1.id: not /^[a-z]+$/');
     expect(arr(int(0, 1), 2)([0, 1, 0], 'xs')).toBe('xs: more than 2 items');
+  });
+  it('checks records (a deployment\'s options) by key and value, and optional fields', () => {
+    const options = obj({ options: opt(rec(/^[a-z_]+$/, str(5, /^\d+$/), 2)) });
+    expect(options({ options: { a: '1', b_c: '22' } }, '')).toBeUndefined();
+    expect(options({}, '')).toBeUndefined();
+    expect(options({ options: { 'a-b': '1' } }, '')).toBe('options: key "a-b" is not /^[a-z_]+$/');
+    expect(options({ options: { a: 1 } }, '')).toBe('options.a: not a string');
+    expect(options({ options: { a: '1', b: '2', c: '3' } }, '')).toBe('options: more than 2 keys');
+    expect(options({ options: ['1'] }, '')).toBe('options: not an object');
   });
 });

@@ -55,6 +55,27 @@ export const arr =
     return undefined;
   };
 
+/** An object of any keys (at most `max`) matching `key`, each value of `value`. */
+export const rec =
+  (key: RegExp, value: Shape, max: number): Shape =>
+  (v, path) => {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return `${at(path)}: not an object`;
+    const entries = Object.entries(v);
+    if (entries.length > max) return `${at(path)}: more than ${max} keys`;
+    for (const [k, x] of entries) {
+      if (!key.test(k)) return `${at(path)}: key ${JSON.stringify(k.slice(0, 80))} is not ${key}`;
+      const bad = value(x, path ? `${path}.${k}` : k);
+      if (bad) return bad;
+    }
+    return undefined;
+  };
+
+/** `shape`, or absent (undefined). */
+export const opt =
+  (shape: Shape): Shape =>
+  (v, path) =>
+    v === undefined ? undefined : shape(v, path);
+
 /** The first shape that fits (for a union told apart by a member, check that member first). */
 export const either =
   (...shapes: Shape[]): Shape =>

@@ -4,7 +4,7 @@
 // whether trying again later may help.
 import type { AppRouter } from '@probeyard/registry';
 import { createTRPCClient, httpLink, type TRPCClient, TRPCClientError } from '@trpc/client';
-import { any, arr, bool, either, int, num, obj, oneOf, type Shape, str } from './answer-shape.js';
+import { any, arr, bool, either, int, num, obj, oneOf, opt, rec, type Shape, str } from './answer-shape.js';
 import { AgentError } from './errors.js';
 import { storableValue } from './storable-text.js';
 
@@ -77,6 +77,8 @@ export interface Assignment {
   digest: string;
   size: number;
   artifactKind: string;
+  /** The deployment's `.rodata` options, set before load (decimal text or `true`/`false`; absent from an older registry). */
+  options?: Record<string, string>;
   desiredState: 'running' | 'stopped';
 }
 
@@ -91,6 +93,7 @@ const assignmentShape = obj({
   digest: str(64, /^[0-9a-f]{64}$/),
   size: int(0, Number.MAX_SAFE_INTEGER),
   artifactKind: str(64),
+  options: opt(rec(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, str(40, /^(true|false|-?\d+)$/), 64)),
   desiredState: oneOf('running', 'stopped'),
 });
 const pollShape = either(

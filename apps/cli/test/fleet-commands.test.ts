@@ -2,9 +2,10 @@
 // The version to deploy is put straight into the registry's database (publishing is not this
 // test's business); agents enrol through the API.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readProgramSpec, specToJson } from '@probeyard/compat';
 import { prepareDataFolder } from '@probeyard/registry/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Command } from '../src/command.js';
@@ -81,6 +82,26 @@ beforeAll(async () => {
       },
     });
   }
+  // libbpf-tools' syscount as built in examples/libbpf: its .rodata options are what --set sets.
+  const syscount = readFileSync(join(import.meta.dirname, '../../../examples/libbpf/syscount.bpf.o'));
+  const sysProgram = await db.program.create({ data: { tenantId: me.tenant.id, name: 'syscount' }, select: { id: true } });
+  await db.programVersion.create({
+    data: {
+      tenantId: me.tenant.id,
+      programId: sysProgram.id,
+      version: '1.0.0',
+      major: 1,
+      minor: 0,
+      patch: 0,
+      artifactKind: 'elf',
+      artifact: syscount,
+      digest: createHash('sha256').update(syscount).digest('hex'),
+      size: syscount.length,
+      spec: specToJson(await readProgramSpec(syscount)) as never,
+      manifest: {},
+      verifierReport: {},
+    },
+  });
   target = ['--registry', registry.url, '--token', owner];
   for (const [hostname, env] of [
     ['prod-1', 'prod'],
@@ -141,7 +162,31 @@ describe('probeyard deploy and deployments', () => {
     expect(JSON.parse((await run(deploymentsCommand, ['list', '--state', 'running', '--json', ...target])).out)).toEqual([]);
   });
 
+  it('deploys with .rodata options (--set), shown by deploy, list and show', async () => {
+    const made = await run(deployCommand, ['syscount@1.0.0', '--selector', 'env=dev', '--set', 'filter_failed=true', '--set', 'filter_pid=0x2a', ...target]);
+    expect(made.err).toBe('');
+    expect(made.code).toBe(0);
+    expect(made.out).toContain('deployed syscount@1.0.0 to 1 agent matching env=dev with filter_failed=true filter_pid=42\n');
+    const id = made.last;
+    const listed = JSON.parse((await run(deploymentsCommand, ['list', '--json', ...target])).out) as { id: string; options: Record<string, string> }[];
+    expect(listed.find((d) => d.id === id)?.options).toEqual({ filter_failed: 'true', filter_pid: '42' });
+    const shown = await run(deploymentsCommand, ['show', id, ...target]);
+    expect(shown.out).toContain('options   filter_failed=true filter_pid=42\n');
+    // without --set: no options line
+    const plain = await run(deployCommand, ['syscount@1.0.0', '--selector', 'env=dev', ...target]);
+    expect(plain.out).not.toContain(' with ');
+    expect((await run(deploymentsCommand, ['show', plain.last, ...target])).out).not.toContain('options');
+    await run(deploymentsCommand, ['stop', id, ...target]);
+    await run(deploymentsCommand, ['stop', plain.last, ...target]);
+  });
+
   it.each([
+    [deployCommand, ['syscount@1.0.0', '--selector', 'env=dev', '--set', 'filter_pdi=1'], 2, 'option no read-only variable filter_pdi (the object'],
+    [deployCommand, ['syscount@1.0.0', '--selector', 'env=dev', '--set', 'filter_failed=2000'], 2, 'option filter_failed has 1 bytes, 2000 does not fit'],
+    [deployCommand, ['syscount@1.0.0', '--selector', 'env=dev', '--set', 'filter_pid=yes'], 2, '--set: filter_pid: "yes" is not an integer or true/false'],
+    [deployCommand, ['syscount@1.0.0', '--selector', 'env=dev', '--set', 'filter_pid'], 2, '--set: "filter_pid" is not NAME=VALUE'],
+    [deployCommand, ['syscount@1.0.0', '--selector', 'env=dev', '--set', 'a.b=1'], 2, "--set: 'a.b' is not a C variable name"],
+    [deployCommand, ['syscount@1.0.0', '--selector', 'env=dev', '--set', 'filter_pid=1', '--set', 'filter_pid=2'], 2, '--set: filter_pid given twice'],
     [deployCommand, ['runqlat@0.9.0', '--selector', 'env=prod'], 1, 'runqlat@0.9.0 is yanked (wrong offsets) and cannot be deployed'],
     [deployCommand, ['runqlat@7.0.0', '--selector', 'env=prod'], 1, 'program version not found: runqlat@7.0.0'],
     [deploymentsCommand, ['show', '01900000-0000-7000-8000-000000000000'], 1, 'deployment not found'],

@@ -198,6 +198,7 @@ describe.each(backends)('fleet on %s', (backend) => {
           digest: v.digest,
           size: v.size,
           artifactKind: 'asm',
+          options: {},
           desiredState: 'running',
         },
       ]);

@@ -7,8 +7,11 @@
 // compatible or relocated, with the field moves), `refused` (this node's profile makes it
 // incompatible: which field, why; or over the memory budget), `failed` (digest mismatch, a load
 // fault, faults past the limit, the CPU budget), `stopped` (the deployment stopped). A node never
-// runs what its own profile refuses, whatever the registry's matrix said.
+// runs what its own profile refuses, whatever the registry's matrix said. The deployment's options
+// (`.rodata` variables, as a libbpf tool's command line sets them) are set in the spec first, so the
+// verdict and the verifier see them as the constants they are (a disabled option prunes branches).
 import { randomUUID } from 'node:crypto';
+import { isCompatError, type ProgramSpec, setRodata } from '@probeyard/compat';
 import {
   type AttachedTarget,
   type Dispatcher,
@@ -229,9 +232,17 @@ export class TargetManager {
     }
     if (this.targets.get(t.id) !== t || t.phase !== 'loading') return;
     t.artifact = artifact;
+    let spec: ProgramSpec;
+    try {
+      spec = withOptions(artifact.spec, a.options);
+    } catch (e) {
+      if (!isCompatError(e)) throw e;
+      this.setStatus(t, 'failed', `bad-options: ${e.message}`.slice(0, 2000), { code: 'bad-options' });
+      return;
+    }
     const profile = this.options.profile();
     const cpuCount = Math.max(1, this.options.cpuCount());
-    const need = mapMemoryBytes(artifact.spec, cpuCount);
+    const need = mapMemoryBytes(spec, cpuCount);
     const used = this.mapBytes;
     if (used + need > this.memoryBudget) {
       this.setStatus(t, 'refused', `memory-budget: its maps need ${need} bytes on ${cpuCount} CPUs; the agent's budget is ${this.memoryBudget} bytes and ${used} are in use`, {
@@ -240,7 +251,7 @@ export class TargetManager {
       });
       return;
     }
-    const outcome = loadForProfile(artifact.spec, profile.kernel, {
+    const outcome = loadForProfile(spec, profile.kernel, {
       cpuCount,
       environment: this.options.environment,
       ...(this.limits.instructionBudget !== undefined ? { budget: this.limits.instructionBudget } : {}),
@@ -465,6 +476,17 @@ export class TargetManager {
 }
 
 /** An events payload per group of outputs, each under the batch size limit. */
+/**
+ * The artifact's spec with the deployment's `.rodata` options set (decimal text or `true`/`false`,
+ * as the registry checked them against this spec); a name or value that does not fit is a
+ * CompatError (`malformed`).
+ */
+export function withOptions(spec: ProgramSpec, options: Readonly<Record<string, string>> | undefined): ProgramSpec {
+  const entries = Object.entries(options ?? {});
+  if (entries.length === 0) return spec;
+  return setRodata(spec, Object.fromEntries(entries.map(([k, v]) => [k, v === 'true' ? true : v === 'false' ? false : BigInt(v)])));
+}
+
 function splitEvents(loaded: LoadedSpec, outputs: Parameters<typeof encodeEvents>[1], dropped: number, runId: string): ReturnType<typeof encodeEvents>[] {
   const payload = encodeEvents(loaded, outputs, dropped, runId);
   if (outputs.length <= 1 || Buffer.byteLength(JSON.stringify(payload)) <= maxBatchPayloadBytes) return [payload];

@@ -1,13 +1,20 @@
+import { isCompatError, parseRodataAssignment } from '@probeyard/compat';
 import type { Command } from '../command.js';
 import { isLabelKey, keyRule } from './agents.js';
 import { CliError, type CliIo, ExitCode } from '../io.js';
 import { callRegistry, parseOptions, registryClient, resolveTarget, targetOptions } from '../registry.js';
 
-const help = `usage: probeyard deploy NAME@VERSION --selector k=v[,k=v…] [--json]
+const help = `usage: probeyard deploy NAME@VERSION --selector k=v[,k=v…] [--set NAME=VALUE]... [--json]
 
 Deploys a published version to every agent of the tenant whose labels include every k=v pair of the
 selector (exact match); agents that enrol or are relabelled later join it. Needs the publisher role.
 A yanked version is refused. Prints the deployment id and how many agents it targets.
+
+  --set NAME=VAL   a .rodata option (\`const volatile\` variable) of the object, as a libbpf tool's
+                   command line sets it before load (repeatable): --set filter_pid=1234
+                   --set filter_failed=true. The registry checks each names a read-only variable
+                   of the version and fits its size; every agent sets them before load, and its
+                   verdict is for the object with them (a disabled option prunes branches).
 Registry and token: --registry URL --token T, PROBEYARD_REGISTRY / PROBEYARD_TOKEN, or \`probeyard login\`.`;
 
 /** `name@version` → its parts, or a usage error. */
@@ -33,24 +40,45 @@ export function checkSelector(text: string): string {
   return text;
 }
 
+/** `--set NAME=VALUE`s → `{ NAME: "VALUE" }` (decimal text or true/false), or a usage error (exit 2) before any request. */
+export function parseSetOptions(sets: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const text of sets) {
+    let name: string;
+    let value: bigint | number | boolean;
+    try {
+      [name, value] = parseRodataAssignment(text);
+    } catch (err) {
+      if (isCompatError(err)) throw new CliError(`--set: ${err.message.replace(/^rodata: /, '')}`);
+      throw err;
+    }
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name)) throw new CliError(`--set: '${name}' is not a C variable name`);
+    if (name in out) throw new CliError(`--set: ${name} given twice`);
+    out[name] = String(value);
+  }
+  return out;
+}
+
 export const deployCommand: Command = {
   name: 'deploy',
   summary: 'deploy a version to the agents matching a label selector',
   help,
   async run(args: string[], io: CliIo) {
-    const { values, positionals } = parseOptions(args, { ...targetOptions, selector: { type: 'string' }, json: { type: 'boolean' } });
+    const { values, positionals } = parseOptions(args, { ...targetOptions, selector: { type: 'string' }, set: { type: 'string', multiple: true }, json: { type: 'boolean' } });
     if (positionals.length !== 1 || !positionals[0]) throw new CliError('expected one NAME@VERSION');
     const { name, version } = parseNameAtVersion(positionals[0]);
     if (values.selector === undefined) throw new CliError('--selector k=v is required');
     const selector = checkSelector(values.selector);
+    const options = parseSetOptions(values.set ?? []);
     const { url, token } = resolveTarget(values);
     if (!token) throw new CliError('no token: run `probeyard login`, or pass --token T or PROBEYARD_TOKEN');
     const api = registryClient(url, token);
-    const { deployment } = await callRegistry(url, () => api.deployment.create.mutate({ name, version, selector }));
+    const { deployment } = await callRegistry(url, () => api.deployment.create.mutate({ name, version, selector, ...(Object.keys(options).length > 0 ? { options } : {}) }));
     if (values.json) io.stdout(`${JSON.stringify(deployment, null, 2)}\n`);
     else {
       const n = deployment.targets.total;
-      io.stdout(`deployed ${deployment.program.name}@${deployment.program.version} to ${n} agent${n === 1 ? '' : 's'} matching ${deployment.selectorText}\n`);
+      const set = Object.entries(deployment.options).map(([k, v]) => `${k}=${v}`);
+      io.stdout(`deployed ${deployment.program.name}@${deployment.program.version} to ${n} agent${n === 1 ? '' : 's'} matching ${deployment.selectorText}${set.length ? ` with ${set.join(' ')}` : ''}\n`);
       io.stdout(`${deployment.id}\n`);
     }
     return ExitCode.ok;

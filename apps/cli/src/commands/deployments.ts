@@ -64,6 +64,8 @@ export const deploymentsCommand: Command = {
       const d = r.deployment;
       io.stdout(`deployment ${d.id}\n`);
       io.stdout(`program   ${d.program.name}@${d.program.version} (sha256 ${d.digest})\n`);
+      const options = Object.entries(d.options).map(([k, v]) => `${k}=${v}`);
+      if (options.length > 0) io.stdout(`options   ${options.join(' ')}\n`);
       io.stdout(`selector  ${d.selectorText}\ndesired   ${d.desiredState}\ntargets   ${targetsSummary(d.targets)}\n\n`);
       const rows = [['TARGET', 'AGENT', 'STATUS', 'DESIRED', 'EVENTS', 'LOST', 'REASON']];
       for (const t of r.targets) {

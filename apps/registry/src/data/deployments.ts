@@ -1,3 +1,4 @@
+import { isCompatError, type RodataValue, setRodata, specFromJson } from '@probeyard/compat';
 import type { Db } from '../db/open.js';
 import { notFound, RegistryError } from '../errors.js';
 import type { DesiredState, Prisma } from '../generated/prisma/client.js';
@@ -7,6 +8,28 @@ import { writeAudit } from './audit.js';
 /** A label selector: `{ env: "prod" }` matches agents whose labels include every pair exactly. */
 export type Selector = Record<string, string>;
 export type Labels = Record<string, string>;
+/** `.rodata` options by variable name: decimal text (`"42"`, `"-1"`) or `"true"`/`"false"`. */
+export type DeploymentOptions = Record<string, string>;
+
+/** An option's stored text as {@link setRodata} takes it. */
+export function optionValue(text: string): RodataValue {
+  return text === 'true' ? true : text === 'false' ? false : BigInt(text);
+}
+
+/**
+ * Whether `options` fit the version's spec: each names a read-only (`.rodata`) variable of the
+ * object and its value fits the variable's size. A problem is `bad_request` in words (the
+ * variables there are, or the size), so nothing is written.
+ */
+export function checkOptions(specJson: unknown, options: DeploymentOptions, what: string): void {
+  if (Object.keys(options).length === 0) return;
+  try {
+    setRodata(specFromJson(specJson), Object.fromEntries(Object.entries(options).map(([k, v]) => [k, optionValue(v)])));
+  } catch (err) {
+    if (isCompatError(err)) throw new RegistryError('bad_request', `deployment create: ${what}: ${err.message.replace(/^rodata: /, 'option ')}`, { options }, { cause: err });
+    throw err;
+  }
+}
 
 /** Whether `labels` has every pair of `selector` (exact key and value). */
 export function matchesSelector(selector: Selector, labels: Labels): boolean {
@@ -25,6 +48,7 @@ export const deploymentSelect = {
   id: true,
   versionId: true,
   selector: true,
+  options: true,
   desiredState: true,
   createdById: true,
   createdAt: true,
@@ -83,7 +107,7 @@ export async function lockTenantFleet(tx: Tx, tenantId: string): Promise<void> {
  * Makes a deployment of a version (by name@version) with one target per matching, unrevoked agent
  * of the tenant. A yanked version is refused.
  */
-export async function createDeployment(tx: Tx, input: { tenantId: string; actor: Actor; name: string; version: string; selector: Selector }) {
+export async function createDeployment(tx: Tx, input: { tenantId: string; actor: Actor; name: string; version: string; selector: Selector; options?: DeploymentOptions }) {
   await lockTenantFleet(tx, input.tenantId);
   const v = await findVersion(tx, input.tenantId, input.name, input.version);
   if (v.yankedAt) {
@@ -92,8 +116,13 @@ export async function createDeployment(tx: Tx, input: { tenantId: string; actor:
       version: input.version,
     });
   }
+  const options = input.options ?? {};
+  if (Object.keys(options).length > 0) {
+    const { spec } = await tx.programVersion.findFirstOrThrow({ where: { id: v.id, tenantId: input.tenantId }, select: { spec: true } });
+    checkOptions(spec, options, `${input.name}@${input.version}`);
+  }
   const made = await tx.deployment.create({
-    data: { tenantId: input.tenantId, versionId: v.id, selector: input.selector, createdById: input.actor.kind === 'user' ? input.actor.id : null },
+    data: { tenantId: input.tenantId, versionId: v.id, selector: input.selector, options, createdById: input.actor.kind === 'user' ? input.actor.id : null },
     select: { id: true },
   });
   // The database picks the matching agents (one label equality per pair), so a deployment to
@@ -114,7 +143,7 @@ export async function createDeployment(tx: Tx, input: { tenantId: string; actor:
     action: 'deployment.create',
     targetType: 'deployment',
     targetId: made.id,
-    detail: { program: input.name, version: input.version, versionId: v.id, selector: input.selector, targets: matching.length },
+    detail: { program: input.name, version: input.version, versionId: v.id, selector: input.selector, options, targets: matching.length },
   });
   return { id: made.id, agentIds: matching.map((a) => a.id) };
 }
@@ -190,6 +219,8 @@ export interface Assignment {
   digest: string;
   size: number;
   artifactKind: string;
+  /** The deployment's `.rodata` options, set before load (`{}` when none). */
+  options: DeploymentOptions;
   desiredState: DesiredState;
 }
 
@@ -208,6 +239,7 @@ function assignmentsSelect(tenantId: string) {
           select: {
             id: true,
             selector: true,
+            options: true,
             desiredState: true,
             version: { select: { id: true, version: true, digest: true, size: true, artifactKind: true, program: { select: { name: true } } } },
           },
@@ -252,6 +284,7 @@ function toAssignments(agent: Prisma.AgentGetPayload<{ select: ReturnType<typeof
       digest: v.digest,
       size: v.size,
       artifactKind: v.artifactKind,
+      options: (t.deployment.options ?? {}) as DeploymentOptions,
       desiredState,
     });
   }

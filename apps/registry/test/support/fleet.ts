@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../../src/db/open.js';
 
 /** A ProgramVersion row of `name@version` in the tenant (the program is made when missing). */
-export async function insertVersion(db: Db, tenantId: string, name: string, version: string, opts: { yankReason?: string } = {}) {
+export async function insertVersion(db: Db, tenantId: string, name: string, version: string, opts: { yankReason?: string; spec?: unknown } = {}) {
   const program = await db.program.upsert({ where: { tenantId_name: { tenantId, name } }, create: { tenantId, name }, update: {}, select: { id: true } });
   const artifact = Buffer.from(`; ${name}@${version}\nmov r0, 0\nexit\n`);
   const [major = 0, minor = 0, patch = 0] = version.split(/[.-]/).map(Number);
@@ -20,7 +20,7 @@ export async function insertVersion(db: Db, tenantId: string, name: string, vers
       artifact,
       digest: createHash('sha256').update(artifact).digest('hex'),
       size: artifact.length,
-      spec: { name, attach: 'sched/sched_switch' },
+      spec: (opts.spec ?? { name, attach: 'sched/sched_switch' }) as never,
       manifest: { events: ['sched/sched_switch'], fields: [] },
       verifierReport: { ok: true },
       ...(opts.yankReason ? { yankedAt: new Date(), yankReason: opts.yankReason } : {}),

@@ -10,6 +10,22 @@ import { useTRPC } from '../lib/trpc';
 import { Verdict } from './verdict';
 
 /**
+ * `filter_pid=42 filter_failed=true` (spaces or commas between) → `{ filter_pid: "42", … }`, or
+ * what is wrong. The registry checks each against the version's `.rodata` variables.
+ */
+export function parseOptionsText(text: string): { options: Record<string, string> } | { error: string } {
+  const options: Record<string, string> = {};
+  for (const part of text.split(/[\s,]+/).filter(Boolean)) {
+    const eq = part.indexOf('=');
+    if (eq <= 0 || eq === part.length - 1) return { error: `options: '${part}' is not NAME=VALUE` };
+    const name = part.slice(0, eq);
+    if (name in options) return { error: `options: ${name} given twice` };
+    options[name] = part.slice(eq + 1);
+  }
+  return { options };
+}
+
+/**
  * A deployment in two steps: the selector's preview (the agents it matches now, each with the
  * version's predicted verdict on its own kernel), then the confirmation that creates it.
  */
@@ -20,10 +36,16 @@ export function DeployForm({ programs, initial }: { programs: { name: string; ve
   const versions = programs.find((p) => p.name === name)?.versions ?? [];
   const [version, setVersion] = useState(initial.version ?? versions[0] ?? '');
   const [selector, setSelector] = useState(initial.selector ?? '');
-  const [asked, setAsked] = useState<{ name: string; version: string; selector: string } | null>(null);
-  const preview = useQuery({ ...trpc.deployment.preview.queryOptions(asked ?? { name: '', version: '', selector: '' }), enabled: asked !== null, retry: false });
+  const [optionsText, setOptionsText] = useState('');
+  const [asked, setAsked] = useState<{ name: string; version: string; selector: string; optionsText: string; options: Record<string, string> } | null>(null);
+  const parsed = parseOptionsText(optionsText);
+  const preview = useQuery({
+    ...trpc.deployment.preview.queryOptions(asked ? { name: asked.name, version: asked.version, selector: asked.selector } : { name: '', version: '', selector: '' }),
+    enabled: asked !== null,
+    retry: false,
+  });
   const create = useMutation(trpc.deployment.create.mutationOptions());
-  const stale = asked && (asked.name !== name || asked.version !== version || asked.selector !== selector);
+  const stale = asked && (asked.name !== name || asked.version !== version || asked.selector !== selector || asked.optionsText !== optionsText);
 
   return (
     <>
@@ -31,7 +53,8 @@ export function DeployForm({ programs, initial }: { programs: { name: string; ve
         className="form"
         onSubmit={(e) => {
           e.preventDefault();
-          setAsked({ name, version, selector: selector.trim() });
+          if ('error' in parsed) return;
+          setAsked({ name, version, selector: selector.trim(), optionsText, options: parsed.options });
         }}
       >
         <label htmlFor="dep-program">Program</label>
@@ -62,7 +85,21 @@ export function DeployForm({ programs, initial }: { programs: { name: string; ve
         <span id="dep-selector-hint" className="hint">
           k=v pairs, comma-separated: agents whose labels include every pair. Agents that match later join the deployment.
         </span>
-        <button type="submit" className="button primary" disabled={!name || !version || !selector.trim()}>
+        <label htmlFor="dep-options">Options (optional)</label>
+        <input
+          id="dep-options"
+          value={optionsText}
+          onChange={(e) => setOptionsText(e.target.value)}
+          placeholder="filter_pid=42 filter_failed=true"
+          aria-describedby="dep-options-hint"
+          aria-invalid={'error' in parsed}
+        />
+        <span id="dep-options-hint" className="hint">
+          {'error' in parsed
+            ? parsed.error
+            : ".rodata options (a libbpf tool's const volatile variables) as NAME=VALUE, set before load on every agent: integers or true/false."}
+        </span>
+        <button type="submit" className="button primary" disabled={!name || !version || !selector.trim() || 'error' in parsed}>
           Preview matching agents
         </button>
       </form>
@@ -123,14 +160,17 @@ export function DeployForm({ programs, initial }: { programs: { name: string; ve
               className="button primary"
               disabled={Boolean(stale) || create.isPending}
               onClick={async () => {
-                const r = await create.mutateAsync(asked).catch(() => null);
+                const { optionsText: _text, options, ...rest } = asked;
+                const r = await create.mutateAsync({ ...rest, ...(Object.keys(options).length > 0 ? { options } : {}) }).catch(() => null);
                 if (r) {
                   router.push(`/deployments/${r.deployment.id}`);
                   router.refresh();
                 }
               }}
             >
-              {create.isPending ? 'Deploying…' : `Deploy ${asked.name}@${asked.version} to ${preview.data.total} agent${preview.data.total === 1 ? '' : 's'}`}
+              {create.isPending
+                ? 'Deploying…'
+                : `Deploy ${asked.name}@${asked.version}${Object.keys(asked.options).length > 0 ? ` with ${Object.entries(asked.options).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''} to ${preview.data.total} agent${preview.data.total === 1 ? '' : 's'}`}
             </button>
             {create.error ? (
               <p className="alert alert-error" role="alert">

@@ -19,6 +19,8 @@ export const assignmentView = z.object({
   digest: z.string(),
   size: z.number().int(),
   artifactKind: z.string(),
+  /** `.rodata` options to set before load, by variable name (decimal text or `true`/`false`). */
+  options: z.record(z.string(), z.string()),
   desiredState: z.enum(desiredStates),
 });
 export const agentPollOutput = z.discriminatedUnion('notModified', [

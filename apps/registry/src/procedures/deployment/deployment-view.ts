@@ -39,6 +39,58 @@ export const selectorSchema = z
     return out;
   });
 
+/** The most `.rodata` options one deployment may set. */
+export const maxDeploymentOptions = 64;
+const optionName = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+const optionText = /^-?(0x[0-9a-fA-F]+|\d+)$/;
+
+/**
+ * A deployment's `.rodata` options: `{ filter_pid: "42", filter_failed: "true" }` (or JSON numbers
+ * and booleans), by C variable name. Values are integers (decimal, `0x` hex, negative) or
+ * `true`/`false`, stored as decimal text; whether each names a read-only variable of the version
+ * and fits its size is checked against the version's spec when the deployment is made.
+ */
+export const deploymentOptionsSchema = z
+  .record(z.string(), z.union([z.string().max(40), z.number(), z.boolean()]))
+  .transform((raw, ctx) => {
+    const entries = Object.entries(raw);
+    if (entries.length > maxDeploymentOptions) {
+      ctx.addIssue({ code: 'custom', message: `${entries.length} options, the limit is ${maxDeploymentOptions}` });
+      return z.NEVER;
+    }
+    const out: Record<string, string> = {};
+    for (const [name, value] of entries) {
+      if (!optionName.test(name)) {
+        ctx.addIssue({ code: 'custom', message: `option '${name.slice(0, 80)}' is not a C variable name (a letter or "_", then letters, digits and "_", up to 128)` });
+        return z.NEVER;
+      }
+      if (typeof value === 'boolean') out[name] = String(value);
+      else if (typeof value === 'number') {
+        if (!Number.isSafeInteger(value)) {
+          ctx.addIssue({ code: 'custom', message: `option ${name}: ${value} is not an integer that JSON carries exactly (give larger values as text)` });
+          return z.NEVER;
+        }
+        out[name] = String(value);
+      } else {
+        const text = value.trim();
+        if (text === 'true' || text === 'false') out[name] = text;
+        else if (optionText.test(text)) out[name] = (text.startsWith('-') ? -BigInt(text.slice(1)) : BigInt(text)).toString();
+        else {
+          ctx.addIssue({ code: 'custom', message: `option ${name}: '${text}' is not an integer (decimal, 0x hex) or true/false` });
+          return z.NEVER;
+        }
+      }
+    }
+    return out;
+  });
+
+/** `{filter_pid: "42", filter_failed: "true"}` → `filter_pid=42 filter_failed=true`. */
+export function formatOptions(options: Record<string, string>): string {
+  return Object.entries(options)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+}
+
 /** `{env: "prod", zone: "a"}` → `env=prod,zone=a`. */
 export function formatSelector(selector: Record<string, string>): string {
   return Object.entries(selector)
@@ -63,6 +115,8 @@ export const deploymentView = z.object({
   selector: z.record(z.string(), z.string()),
   /** `env=prod,zone=a`. */
   selectorText: z.string(),
+  /** `.rodata` options set before load, by variable name (decimal text or `true`/`false`; `{}` when none). */
+  options: z.record(z.string(), z.string()),
   desiredState: z.enum(desiredStates),
   createdById: idSchema.nullable(),
   createdAt: isoDate,
@@ -98,6 +152,8 @@ export function toDeploymentView(d: DeploymentRow, counts: Record<string, number
     digest: d.version.digest,
     selector,
     selectorText: formatSelector(selector),
+    // by name (jsonb keeps its own key order)
+    options: Object.fromEntries(Object.entries((d.options ?? {}) as Record<string, string>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     desiredState: d.desiredState,
     createdById: d.createdById,
     createdAt: iso(d.createdAt),

@@ -41,6 +41,16 @@ export default async function DeploymentPage({ params }: { params: Promise<{ id:
         </dd>
         <dt>Selector</dt>
         <dd className="mono">{d.selectorText}</dd>
+        <dt>Options</dt>
+        <dd className="mono" data-testid="deployment-options">
+          {Object.keys(d.options).length > 0 ? (
+            Object.entries(d.options)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(' ')
+          ) : (
+            <span className="muted">none (the object's own .rodata values)</span>
+          )}
+        </dd>
         <dt>Version</dt>
         <dd>
           <Link href={`/programs/${d.program.name}/${d.program.version}`}>{label}</Link> <span className="mono small">{d.digest.slice(0, 12)}</span>

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Deployment" ADD COLUMN     "options" JSONB NOT NULL DEFAULT '{}';
+
