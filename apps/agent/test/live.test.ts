@@ -123,7 +123,8 @@ describe.skipIf(skip !== undefined || !isX86)('the agent on the live feed (root,
     const again = spawnAgent(args);
     running.push(again);
     await waitFor('the leftover removed', () => !existsSync(join(tracefs, 'instances', left)), 120_000);
-    expect(again.stderr()).toContain(`removed the instance ${left}`);
+    // the agent logs the removal after the rmdir, and its stderr reaches us through a pipe: wait for the line
+    await waitFor(`the agent's log line "removed the instance ${left}"`, () => again.stderr().includes(`removed the instance ${left}`), 30_000);
     await waitFor('the third run instance', () => instancesOf(again.child.pid!)[0], 120_000);
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);
