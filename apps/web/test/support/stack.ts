@@ -121,7 +121,8 @@ export async function openBrowser(): Promise<Browser> {
   const page = context.pages()[0] ?? (await context.newPage());
   const errors: string[] = [];
   context.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
+    // with the page and the resource, so a failure names what answered (a 404 says only its status)
+    if (m.type() === 'error') errors.push(`${m.text()}${m.location().url ? ` (${m.location().url})` : ''}${m.page() ? ` on ${m.page()!.url()}` : ''}`);
   });
   return {
     context,
