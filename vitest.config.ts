@@ -23,6 +23,9 @@ for (const group of ['packages', 'apps']) {
         root,
         include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'README.test.ts'],
         exclude: ['**/*.e2e.test.ts', '**/node_modules/**'],
+        // The web app's tests drive a real Chromium against a registry and a Next.js server: on a
+        // loaded 2-core machine (the whole suite runs at once) one such test has taken over 30 s.
+        ...(name === 'web' ? { testTimeout: 120_000 } : {}),
       },
     });
   }

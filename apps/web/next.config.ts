@@ -9,6 +9,11 @@ const config: NextConfig = {
   // repeat it (it would cost a minute of the 2-core CI machine).
   typescript: { ignoreBuildErrors: true },
   productionBrowserSourceMaps: false,
+  // Pages name their icon (app/icon.svg), but a browser that leaves a page before its <head> is
+  // read asks for /favicon.ico; answer it with the same icon instead of a 404.
+  async redirects() {
+    return [{ source: '/favicon.ico', destination: '/icon.svg', permanent: true }];
+  },
   async headers() {
     return [
       {

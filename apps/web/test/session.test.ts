@@ -36,6 +36,13 @@ describe.skipIf(browserSkipReason)('session (Chromium)', () => {
     await page.waitForURL(/\/programs\?tag=net$/);
   });
 
+  it('answers /favicon.ico with the app icon (a browser leaving a page before its <head> asks for it)', async () => {
+    const res = await fetch(`${stack.webUrl}/favicon.ico`);
+    expect(res.status).toBe(200);
+    expect(res.url).toMatch(/\/icon\.svg$/);
+    expect(res.headers.get('content-type')).toContain('image/svg+xml');
+  });
+
   it('shows tenant and role, keeps the credential in an httpOnly cookie browser JavaScript cannot read', async () => {
     const { page, context } = browser;
     await page.goto(`${stack.webUrl}/programs`);

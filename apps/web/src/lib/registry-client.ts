@@ -11,12 +11,27 @@ export function registryUrl(): string {
   return (process.env.PROBEYARD_REGISTRY_URL ?? 'http://127.0.0.1:4700').replace(/\/$/, '');
 }
 
+/**
+ * `fetch` to the registry. A query (GET, idempotent) sent on a kept-alive connection that the
+ * registry closed at that very moment (its idle timer fires late on a busy server: ECONNRESET)
+ * fails before any answer: it is sent once more, on a new connection. A mutation is never repeated.
+ */
+export async function registryFetch(url: RequestInfo | URL, init: RequestInit = {}): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    if ((init.method ?? 'GET').toUpperCase() !== 'GET' || init.signal?.aborted) throw err;
+    return fetch(url, init);
+  }
+}
+
 /** A client acting as the holder of `token` (anonymous without one: only public procedures answer). */
 export function registryClient(token: string | undefined, clientIp?: string): RegistryClient {
   return createTRPCClient<AppRouter>({
     links: [
       httpLink({
         url: `${registryUrl()}/trpc`,
+        fetch: (url, init) => registryFetch(url, init as RequestInit),
         headers: () => ({
           ...(token ? { authorization: `Bearer ${token}` } : {}),
           ...(clientIp ? { 'x-forwarded-for': clientIp } : {}),

@@ -3,7 +3,7 @@
 // cookie's credential. Only procedures a signed-in user calls from pages pass; sign-in itself, the
 // agent API and the instance admin's procedures do not. Cross-site POSTs never get here
 // (src/proxy.ts checks the Origin), and the cookie is SameSite.
-import { registryUrl } from '../../../../lib/registry-client';
+import { registryFetch, registryUrl } from '../../../../lib/registry-client';
 import { sessionToken } from '../../../../lib/session';
 import { browserProcedures } from '../../../../lib/browser-procedures';
 
@@ -29,7 +29,7 @@ async function forward(request: Request, path: string[]): Promise<Response> {
   if (lastEventId) headers.set('last-event-id', lastEventId);
   let upstream: Response;
   try {
-    upstream = await fetch(`${registryUrl()}/trpc/${name}${url.search}`, {
+    upstream = await registryFetch(`${registryUrl()}/trpc/${name}${url.search}`, {
       method: request.method,
       headers,
       body: request.method === 'POST' ? await request.arrayBuffer() : undefined,
