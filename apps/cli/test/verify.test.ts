@@ -46,6 +46,16 @@ describe('probeyard verify', () => {
     expect(io.out).toContain('insn 0: next_pid (offset 56, size 4)');
   });
 
+  it('says when an accepted program reads the context at a negative offset (Linux accepts it; the VM faults it)', async () => {
+    const io = bufferIo({ 'p.s': 'r0 = *(u32 *)(r1 - 16)\nr0 = 0\nexit\n' });
+    expect(await run(['verify', 'p.s'], io)).toBe(0);
+    expect(io.out).toContain('accepted');
+    expect(io.out).toMatch(/warning: 0: r0 = \*\(u32 \*\)\(r1 - 16\)\n +ctx read at negative offset off=-16 size=4/);
+    const json = bufferIo({ 'p.s': 'r0 = *(u32 *)(r1 - 16)\nr0 = 0\nexit\n' });
+    expect(await run(['verify', 'p.s', '--json'], json)).toBe(0);
+    expect(JSON.parse(json.out).warnings).toHaveLength(1);
+  });
+
   it('prints JSON', async () => {
     const io = bufferIo({ 'p.hex': 'b7 00 00 00 00 00 00 00\n95 00 00 00 00 00 00 00\n' });
     expect(await run(['verify', 'p.hex', '--hex', '--json'], io)).toBe(0);

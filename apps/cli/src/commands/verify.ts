@@ -133,6 +133,8 @@ function formatText(input: Input, event: string | undefined, result: VerifyResul
     const d = result.diagnostics[0]!;
     out.push(`${input.name}: rejected`, `  ${d.insnIndex}: ${d.insnText}`, `  ${d.message}`);
   }
+  // accepted as Linux accepts it, but not runnable as written here (the VM would fault)
+  for (const w of result.warnings) out.push(`  warning: ${w.insnIndex}: ${w.insnText}`, `    ${w.message}`);
   if (result.contextAccesses.length > 0) {
     out.push(`context reads of ${event}:`);
     for (const a of result.contextAccesses) {
