@@ -5,6 +5,23 @@ import type { Context, Principal } from './context.js';
 import { RegistryError, toTrpcError } from './errors.js';
 import { checkInput } from './schemas.js';
 
+type Issue = ZodError['issues'][number];
+
+/**
+ * One zod issue in words. A value that fits none of a union's forms says what each form missed
+ * (zod says only "Invalid input"): `target: fits none of its 2 forms: (1) agentId: expected string,
+ * received undefined (2) selector: …`.
+ */
+function issueText(issue: Issue, parent: PropertyKey[], withPath = true): string {
+  const path = [...parent, ...issue.path].map(String).join('.');
+  let message = issue.message.replace(/^Invalid input: /, '');
+  if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+    const forms = issue.errors.map((branch, n) => `(${n + 1}) ${branch.map((i) => issueText(i as Issue, [])).join(', ')}`);
+    message = `fits none of its ${issue.errors.length} forms: ${forms.join(' ')}`;
+  }
+  return withPath && path ? `${path}: ${message}` : message;
+}
+
 const t = initTRPC.context<Context>().create({
   errorFormatter({ shape, error }) {
     const cause = error.cause;
@@ -20,7 +37,7 @@ const t = initTRPC.context<Context>().create({
                 'internal error (see the registry log)'
               : cause instanceof ZodError
                 ? // Bad input in words (`version: not a semantic version …`), not zod's JSON.
-                  `invalid input: ${cause.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ')}`
+                  `invalid input: ${cause.issues.map((i) => issueText(i, [])).join('; ')}`
                 : shape.message,
       data: {
         ...shape.data,
@@ -28,7 +45,7 @@ const t = initTRPC.context<Context>().create({
         registryCode: cause instanceof RegistryError ? cause.code : undefined,
         // A rejected program's verifier diagnostics (instruction index, text, reason).
         diagnostics: cause instanceof RegistryError && cause.code === 'program_rejected' ? cause.context.diagnostics : undefined,
-        issues: cause instanceof ZodError ? cause.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) : undefined,
+        issues: cause instanceof ZodError ? cause.issues.map((i) => ({ path: i.path.join('.'), message: issueText(i, [], false) })) : undefined,
         stack: undefined,
       },
     };

@@ -232,6 +232,16 @@ describe.each(backends)('every procedure under hostile input, over HTTP on %s', 
     const body = (await r.json()) as { error: { message: string; data: { issues: unknown } } };
     expect(body.error.message).toBe('invalid input: description: contains a NUL character (U+0000) at character 6, which cannot be stored');
     expect(body.error.data.issues).toEqual([{ path: 'description', message: 'contains a NUL character (U+0000) at character 6, which cannot be stored' }]);
+    // a value that fits none of a union's forms says what each form missed, not zod's "Invalid input"
+    const union = await fetch(`${registry.url}/trpc/deployment.create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${credentials.owner}` },
+      body: JSON.stringify({ name: 'p', version: '1.0.0', selector: 'a=b', options: { pid: [1] } }),
+    });
+    expect(union.status).toBe(400);
+    expect(((await union.json()) as { error: { message: string } }).error.message).toBe(
+      'invalid input: options.pid: fits none of its 3 forms: (1) expected string, received array (2) expected number, received array (3) expected boolean, received array',
+    );
     const deep = await fetch(`${registry.url}/trpc/token.create`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${credentials.owner}` }, body: toJson({ name: deepArray(100_000) }) });
     expect(deep.status).toBe(400);
     expect(((await deep.json()) as { error: { message: string } }).error.message).toBe('invalid input: name.0.0.0.0.0.…: nested more than 40 levels deep (the limit is 40)');
