@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lockDataFolder, lockFileName, lockHolderAlive } from '../src/db/data-lock.js';
+import { lockDataFolder, lockFileName, lockHolderAlive, ownStartTime } from '../src/db/data-lock.js';
+import { readRunningRegistry, runningFileName } from '../src/server/registry.js';
 import { openDatabase } from '../src/db/open.js';
 import { pgliteTemplate } from './harness.js';
 
@@ -125,3 +126,25 @@ describe('data-folder lock', () => {
   });
 });
 
+
+describe('the running-registry file', () => {
+  it('names a registry only while the process that wrote it runs (not a pid reused by another program)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'probeyard-running-'));
+    try {
+      const file = join(dir, runningFileName);
+      writeFileSync(file, JSON.stringify({ url: 'http://127.0.0.1:1', pid: process.pid, startTime: ownStartTime() }));
+      expect(readRunningRegistry(dir)).toEqual({ url: 'http://127.0.0.1:1', pid: process.pid });
+      // this pid, but started at another time: another process now has the pid
+      writeFileSync(file, JSON.stringify({ url: 'http://127.0.0.1:1', pid: process.pid, startTime: '1' }));
+      expect(readRunningRegistry(dir)).toBeUndefined();
+      // a live pid of a program that is not Node.js (pid 1), from a registry that wrote no start time
+      if (existsSync('/proc/1/stat')) {
+        writeFileSync(file, JSON.stringify({ url: 'http://127.0.0.1:1', pid: 1 }));
+        const init = readFileSync('/proc/1/cmdline', 'utf8').split('\0')[0] ?? '';
+        if (!/(^|\/)node[^/]*$/.test(init)) expect(readRunningRegistry(dir)).toBeUndefined();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

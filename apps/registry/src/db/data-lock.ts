@@ -27,7 +27,7 @@ function procStat(pid: number): { state: string; startTime: string } | undefined
 }
 
 /** This process' start time, written into the lock beside its pid (empty where /proc is not). */
-function ownStartTime(): string {
+export function ownStartTime(): string {
   return procStat(process.pid)?.startTime ?? '';
 }
 

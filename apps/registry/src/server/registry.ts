@@ -6,6 +6,7 @@ import { createDeps, type RegistryDeps, type RegistryHooks } from '../context.js
 import { createTenantWithOwner } from '../data/tenants.js';
 import { defaultUploadParseTimeoutMs, UploadParser, type UploadParserOptions } from '../data/upload-parser.js';
 import { warmFleet } from '../fleet/warm.js';
+import { lockHolderAlive, ownStartTime } from '../db/data-lock.js';
 import { type Database, openDatabase } from '../db/open.js';
 import { RegistryError } from '../errors.js';
 import { CompatJobRunner } from '../jobs/compat-runner.js';
@@ -69,9 +70,10 @@ export function readRunningRegistry(dataDir: string): { url: string; pid: number
   const path = join(dataDir, runningFileName);
   if (!existsSync(path)) return undefined;
   try {
-    const info = JSON.parse(readFileSync(path, 'utf8')) as { url: string; pid: number };
-    process.kill(info.pid, 0);
-    return info;
+    const info = JSON.parse(readFileSync(path, 'utf8')) as { url: string; pid: number; startTime?: string };
+    // the same process that wrote it (not a zombie, not a reused pid), as the data folder's lock
+    if (!lockHolderAlive(info.pid, info.startTime || undefined)) return undefined;
+    return { url: info.url, pid: info.pid };
   } catch {
     return undefined;
   }
@@ -138,7 +140,7 @@ export async function startRegistry(opts: StartOptions): Promise<RunningRegistry
     await server.listen(opts.port ?? defaultPort, opts.host ?? '127.0.0.1');
     const url = server.url();
     const runningFile = join(opts.dataDir, runningFileName);
-    writeFileSync(runningFile, JSON.stringify({ url, pid: process.pid }), { mode: 0o600 });
+    writeFileSync(runningFile, JSON.stringify({ url, pid: process.pid, startTime: ownStartTime() }), { mode: 0o600 });
     await jobs.start();
     logger({ level: 'info', msg: 'registry listening', url, database: db.where });
     let closing: Promise<void> | undefined;
