@@ -210,6 +210,7 @@ export class LiveSessions {
     this.over.add(run.id);
     if (this.over.size > 1000) this.over.delete(this.over.values().next().value!);
     const wasRunning = run.state === 'running';
+    const seen = run.attached?.counters.eventsSeen ?? 0;
     run.state = state;
     run.error = error?.slice(0, 8000);
     if (run.attached && !run.attached.detached) {
@@ -223,7 +224,7 @@ export class LiveSessions {
       }
       this.collect(run);
     }
-    this.options.log(state === 'failed' ? 'warn' : 'info', `live ${run.id}: ${state}${error ? `: ${error}` : ''}`, { sessionId: run.id });
+    this.options.log(state === 'failed' ? 'warn' : 'info', `live ${run.id}: ${state}${error ? `: ${error}` : ''} (${seen} events seen, ${run.seq} outputs)`, { sessionId: run.id });
     void this.sendFinal(run);
   }
 
