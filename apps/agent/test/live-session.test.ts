@@ -87,4 +87,23 @@ describe('probeyard live against an agent replaying a recording', () => {
       await reg.start();
     }
   });
+
+  it('stops a session on the node at once after live.stop, under 2 s (what Ctrl-C in probeyard live does)', async () => {
+    const api = reg.api();
+    const agents = await api.agent.list.query({ q: 'replay-live' });
+    const { session } = await api.live.start.mutate({ language: 'script', source: 'tracepoint:sched:sched_switch { @ = count(); }', target: { agentId: agents.agents[0]!.id }, durationSeconds: 120 });
+    await waitFor('the agent running it', () => agent!.live.all().some((s) => s.sessionId === session.id && s.state === 'running'), 10_000, 20);
+    const t0 = performance.now();
+    await api.live.stop.mutate({ sessionId: session.id });
+    await waitFor('the session stopped on the agent', () => !agent!.live.all().some((s) => s.sessionId === session.id && s.state === 'running'), 5_000, 20);
+    const stopMs = performance.now() - t0;
+    console.log(`live.stop → the agent stopped it: ${stopMs.toFixed(0)} ms`);
+    expect(stopMs).toBeLessThan(2000);
+    const over = await waitFor('its last report', async () => {
+      const s = (await api.live.get.query({ sessionId: session.id })).session;
+      return s.agents[0]!.state === 'stopped' ? s : undefined;
+    }, 10_000, 50);
+    expect(over.state).toBe('stopped');
+    expect((await api.live.outputs.query({ sessionId: session.id })).ended).toBe(true);
+  });
 });
