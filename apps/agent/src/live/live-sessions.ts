@@ -103,10 +103,12 @@ export class LiveSessions {
    * sessions to match. Throws what the call throws (the part loop backs off).
    */
   async waitTick(signal: AbortSignal): Promise<number> {
+    const t0 = Date.now();
     const answer = await this.options.api.waitLive(this.etag, undefined, signal);
     this.etag = answer.etag;
     if (!answer.notModified) this.apply(answer.sessions);
-    return 0;
+    // a registry that does not hold the call (over its limit of held calls) is asked again in a second, not in a loop
+    return answer.notModified && Date.now() - t0 < 1000 ? 1000 : 0;
   }
 
   /** Starts the sessions to run that are new here, stops those the registry stopped. */

@@ -229,7 +229,8 @@ export async function liveAssignments(db: Db, tenantId: string, agentId: string,
       durationSeconds: s.durationSeconds,
       remainingMs,
       cpuBudgetPercent: s.cpuBudgetPercent,
-      desiredState: s.stoppedAt || remainingMs === 0 ? 'stopped' : 'running',
+      // past its end it is still `running` with nothing left: an agent that never started it ends it at once as `ended`
+      desiredState: s.stoppedAt ? 'stopped' : 'running',
     };
   });
 }
