@@ -25,6 +25,16 @@ if (vm.tierOf(program) !== 'compiled') throw new Error('ctx_hash is not compiled
 if (vm.runOrThrow(program, ctx64) !== 0xc56d329an) throw new Error('wrong r0');
 const runtime = new EventRuntime(vm, program);
 const sampled = new EventRuntime(vm, program, { timeEvery: 16 });
+// the same with records read in place (Vm.stageRecords, what the Dispatcher turns on per batch)
+const stagedVm = new Vm({ budget: 100_000_000, standardHelpers: false });
+const stagedProgram: LoadedProgram = loadProgramOrThrow(ctxHash, stagedVm.loadOptions('ctx_hash'));
+if (stagedVm.tierOf(stagedProgram) !== 'compiled') throw new Error('ctx_hash is not compiled');
+stagedVm.stageRecords(true);
+if (stagedVm.runOrThrow(stagedProgram, page.subarray(128, 192)) !== 0xc56d329an) throw new Error('wrong r0 (staged)');
+const stagedSampled = new EventRuntime(stagedVm, stagedProgram, { timeEvery: 16 });
+// 60 records of 64 bytes over a page, in turn (the page's window is staged once)
+const recordAt = (i: number) => 64 + 64 * (i % 60);
+const pageOfRecords = Uint8Array.from({ length: 4096 }, (_, i) => (i * 37) & 0xff);
 
 // an empty exported wasm function (i32) -> i32: the floor of one JS -> wasm call
 const emptyModule = new Uint8Array([
@@ -38,6 +48,7 @@ const compiled = (vm as any).entryOf(program) as { run: (n: number) => number; s
 const entry = compiled.run;
 const start = compiled.start;
 
+let k = 0;
 const cases: [string, () => void][] = [
   ['empty wasm call', () => empty(0)],
   ['compiled entry alone (run(0))', () => entry(0)],
@@ -47,6 +58,10 @@ const cases: [string, () => void][] = [
   ['vm.run(ctx_hash, record in a page)', () => vm.run(program, page, 128, 64)],
   ['runtime.runBytes(record in a page)', () => runtime.runBytes(0, 1, 0, page, 128, 64)],
   ['  the same, timeEvery 16 (the agent)', () => sampled.runBytes(0, 1, 0, page, 128, 64)],
+  ['vm.run(ctx_hash, record in a page), staged', () => stagedVm.run(stagedProgram, page, 128, 64)],
+  ['  runBytes, timeEvery 16, staged', () => stagedSampled.runBytes(0, 1, 0, page, 128, 64)],
+  ['vm.run, 60 records of a page in turn', () => vm.run(program, pageOfRecords, recordAt(k++), 64)],
+  ['  the same, staged', () => stagedVm.run(stagedProgram, pageOfRecords, recordAt(k++), 64)],
 ];
 const iters = 1_000_000;
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 7;

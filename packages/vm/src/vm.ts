@@ -672,7 +672,7 @@ export class Vm {
     const hot = program === this.hotProgram;
     // a record of a staged page (stageRecords): the hot program's `start` copies it in wasm
     const stage = this.stage;
-    const staged = stage !== undefined && stage.on && length > 16 && length <= this.contextBuffer.length ? stage.locate(context, byteOffset, length) : 0;
+    const staged = stage?.on && length > 16 && length <= this.contextBuffer.length ? stage.locate(context, byteOffset, length) : 0;
     if (staged === 0) this.setContext(context, byteOffset, length);
     else {
       this.regionLength[CONTEXT_REGION] = length;
