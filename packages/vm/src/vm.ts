@@ -667,9 +667,9 @@ export class Vm {
    * (or {@link r0}), the instruction count in {@link insnCount}, a fault in {@link fault}.
    */
   run(program: LoadedProgram, context: Uint8Array = EMPTY, byteOffset = 0, length = context.length - byteOffset): RunStatus {
-    // the last program run compiled sets its registers in its `start` entry; anything else
-    // reads them from the register file
-    const hot = program === this.hotProgram;
+    // a program that runs compiled sets its registers in its `start` entry (and copies a staged
+    // record there); the interpreter reads them from the register file
+    const hot = program === this.hotProgram || (this.memory !== undefined && this.entryOf(program) !== undefined);
     // a record of a staged page (stageRecords): the hot program's `start` copies it in wasm
     const stage = this.stage;
     const staged = stage?.on && length > 16 && length <= this.contextBuffer.length ? stage.locate(context, byteOffset, length) : 0;

@@ -22,9 +22,12 @@ export class PageStage {
   on = false;
   private bytes: Uint8Array = new Uint8Array(0);
   private readonly source: (Uint8Array | undefined)[] = new Array(WINDOWS).fill(undefined);
-  private readonly from = new Float64Array(WINDOWS);
-  private readonly to = new Float64Array(WINDOWS);
+  /** Per slot: the window's first and end byte in its source's buffer, and linear address - first. */
+  private readonly from: number[] = new Array(WINDOWS).fill(0);
+  private readonly to: number[] = new Array(WINDOWS).fill(0);
+  private readonly delta: number[] = new Array(WINDOWS).fill(0);
   private next = 0;
+  private last = 0;
   /** Windows staged since created (tests, the bench). */
   staged = 0;
 
@@ -53,28 +56,36 @@ export class PageStage {
    * that does not fit in one window).
    */
   locate(context: Uint8Array, byteOffset: number, length: number): number {
-    const buffer = context.buffer;
-    const at = context.byteOffset + byteOffset;
     // keyed by the array object, not only its buffer: a reader that decodes into a new view of a
     // reused buffer (a decompressor's heap) makes a new key
+    const at = context.byteOffset + byteOffset;
     const end = at + length;
     const source = this.source;
-    for (let k = 0; k < WINDOWS; k++) {
-      if (source[k] === context && at >= (this.from[k] as number) && end <= (this.to[k] as number)) {
-        return this.addr + k * WINDOW_BYTES + (at - (this.from[k] as number));
+    const from = this.from;
+    const to = this.to;
+    // the window of the last hit first: a page's records come one after the other
+    let k = this.last;
+    if (source[k] === context && at >= (from[k] as number) && end <= (to[k] as number)) return (this.delta[k] as number) + at;
+    for (k = 0; k < WINDOWS; k++) {
+      if (source[k] === context && at >= (from[k] as number) && end <= (to[k] as number)) {
+        this.last = k;
+        return (this.delta[k] as number) + at;
       }
     }
+    const buffer = context.buffer;
     if (buffer === this.own) return 0;
-    const from = at - (at % 4096);
-    const to = Math.min(from + WINDOW_BYTES, buffer.byteLength);
-    if (end > to) return 0;
-    const k = this.next;
+    const start = at - (at % 4096);
+    const stop = Math.min(start + WINDOW_BYTES, buffer.byteLength);
+    if (end > stop) return 0;
+    k = this.next;
     this.next = (k + 1) % WINDOWS;
-    this.bytes.set(new Uint8Array(buffer, from, to - from), k * WINDOW_BYTES);
+    this.bytes.set(new Uint8Array(buffer, start, stop - start), k * WINDOW_BYTES);
     source[k] = context;
-    this.from[k] = from;
-    this.to[k] = to;
+    from[k] = start;
+    to[k] = stop;
+    this.delta[k] = this.addr + k * WINDOW_BYTES - start;
+    this.last = k;
     this.staged++;
-    return this.addr + k * WINDOW_BYTES + (at - from);
+    return (this.delta[k] as number) + at;
   }
 }
