@@ -123,7 +123,7 @@ describe('records read in place (stageRecords)', () => {
     expect(vm.stagedWindows).toBe(2);
   });
 
-  it('runs the interpreter and a tail call target from the staged record too', () => {
+  it('runs programs on the interpreter from the staged record too (a VM without wasm; a fallback program on a compiled VM)', () => {
     const page = Uint8Array.from({ length: 8192 }, (_, i) => (i * 13 + 1) & 0xff);
     const interp = new Vm({ tier: 'interpreter' });
     const vm = new Vm();
@@ -140,5 +140,31 @@ describe('records read in place (stageRecords)', () => {
       expect(runOn(vm, pc, page, offset, length)).toEqual(ref);
     }
     expect(interp.stagedWindows).toBe(0);
+    // a program that falls back to the interpreter on a compiled VM (a callback address and a
+    // callx in a VM without bpf_loop): the interpreter runs it from the staged record (copied by
+    // copyWithin before the run), also right after a compiled program on the same VM
+    const fallback = concat(
+      slot(0x18, 7, 4, 0, 1), // 0-1: r7 = the callback address of 2
+      slot(0, 0, 0, 0, 0),
+      slot(0x05, 0, 0, 1, 0), // 2: goto 4
+      slot(0x8d, 5, 0, 0, 0), // 3: callx r5 (never reached)
+      hashProgram(false),
+    );
+    const probe = new Vm({ standardHelpers: false });
+    const loaded = loadProgramOrThrow(fallback, probe.loadOptions());
+    expect(probe.tierOf(loaded)).toBe('interpreter');
+    expect(probe.tierCounters.lastFallbackReason).toMatch(/bpf_loop/);
+    const compiledToo = loadProgramOrThrow(hashProgram(true), probe.loadOptions());
+    expect(probe.tierOf(compiledToo)).toBe('compiled');
+    const ref = new Vm({ tier: 'interpreter', standardHelpers: false });
+    const lr = loadProgramOrThrow(fallback, ref.loadOptions());
+    probe.stageRecords(true);
+    for (const offset of [0, 300, 5000]) {
+      const want = runOn(ref, lr, page, offset, 100);
+      expect(runOn(probe, loaded, page, offset, 100)).toEqual(want);
+      runOn(probe, compiledToo, page, offset, 100);
+      expect(runOn(probe, loaded, page, offset, 100)).toEqual(want);
+    }
+    expect(probe.stagedWindows).toBeGreaterThan(0);
   });
 });
