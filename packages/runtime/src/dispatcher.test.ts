@@ -46,6 +46,36 @@ describe('Dispatcher', () => {
     expect(together.target('runqlat')!.eventsSeen).toBeGreaterThan(together.target('switchcomm')!.eventsSeen);
   });
 
+  it('reads the records of a batch in place (pages staged in the VMs) with the results of a copy per record', async () => {
+    const profile = await readProfile(smallRecording);
+    const names = ['switchcomm', 'sched-switch-count', 'runqlat'];
+    const batched = new Dispatcher();
+    const single = new Dispatcher();
+    const stream = openTraceDatStream(smallRecording, { batchSize: 97 });
+    for (const n of names) {
+      batched.attach(n, await loadFor(n, profile, stream.info.cpuCount));
+      single.attach(n, await loadFor(n, profile, stream.info.cpuCount));
+    }
+    await batched.run(stream);
+    await stream.close();
+    // one record at a time through dispatchRecord: no batch, so every record copied per run
+    const s = openTraceDatStream(smallRecording);
+    for await (const batch of s) for (let r = batch.next(); r !== undefined; r = batch.next()) single.dispatchRecord(r);
+    await s.close();
+    expect(single.records).toBe(batched.records);
+    const vmsOf = (d: Dispatcher) => d.attached().flatMap((t) => t.loaded.programs.map((p) => p.runtime.vm));
+    // the agent's path really staged pages; the record-by-record one never did
+    expect(vmsOf(batched).reduce((n, vm) => n + vm.stagedWindows, 0)).toBeGreaterThan(0);
+    expect(vmsOf(single).reduce((n, vm) => n + vm.stagedWindows, 0)).toBe(0);
+    for (const n of names) {
+      const a = batched.target(n)!;
+      const b = single.target(n)!;
+      const snap = (d: Dispatcher, x: typeof a) => encodeMapSnapshot(x.loaded, { runId: 'r', takenAt: new Date(0), traceTimeNs: d.traceTimeNs, eventsSeen: x.eventsSeen, eventsLost: x.lostEvents });
+      expect(snap(batched, a)).toEqual(snap(single, b));
+      expect(a.counters).toMatchObject({ ...b.counters, cpuNs: expect.any(Number) });
+    }
+  });
+
   it('attaches and detaches while the stream runs; losses count for the targets attached then', async () => {
     const profile = await fixtureProfile('linux-6.18');
     const f = profileFormat(profile, 'sched/sched_switch')!;

@@ -278,11 +278,11 @@ const ringbufQuery: HelperFn = (vm) => {
 };
 
 /**
- * `bpf_loop` is run by the interpreter itself (its callback is a BPF-to-BPF call per iteration,
- * see Vm.interpret); this entry makes the id known at load. Reached only through a `callx` of a
- * compiled program, which has no way to call back into BPF.
+ * `bpf_loop` is run by each tier itself (its callback is a BPF-to-BPF call per iteration: see
+ * Vm.interpret and compile-wasm.ts's emitLoop, for a call by id and a `callx` alike); this entry
+ * makes the id known at load and is never called.
  */
-const loopOutsideInterpreter: HelperFn = (vm) => vm.helperFault('bpf_loop: called through callx on the compiled tier, which cannot run its callback');
+const loopOutsideInterpreter: HelperFn = (vm) => vm.helperFault('bpf_loop: reached as a plain helper (each tier runs it itself)');
 
 /** The helpers every VM has unless told otherwise, by kernel helper id. */
 export const standardHelpers: ReadonlyMap<number, HelperFn> = new Map<number, HelperFn>([

@@ -8,6 +8,8 @@ import {
   STACK_FRAME_SIZE,
   STACK_REGION,
 } from './address.js';
+import { callbackEntries, isCallbackEntry, mayCallLoop } from './callbacks.js';
+import { PageStage, STAGE_BYTES } from './wasm/page-stage.js';
 import { type RegionKind, VmError, VmFault } from './errors.js';
 import { HelperId } from './helper-ids.js';
 import { HelperAction, type HelperFn, standardHelpers } from './helpers.js';
@@ -187,6 +189,11 @@ export class Vm {
   private mapBytes: number[] = [];
   private regionCount = 0;
   private contextAddr = 0;
+  /** Pages of the trace feed staged in linear memory (compiled tier; see stageRecords). */
+  private stage: PageStage | undefined;
+  private stageAddr = 0;
+  /** The whole linear memory, bytes (compiled tier). */
+  private memoryBytes = new Uint8Array(0);
   private readonly entries = new WeakMap<LoadedProgram, CompiledEntry | null>();
   private unknownHelperId = 0;
   /** The last program run compiled and its entry (skips the WeakMap on the per-event path). */
@@ -328,6 +335,8 @@ export class Vm {
       at += (m.values.length + 7) & ~7;
       return a;
     });
+    this.stageAddr = at;
+    at += STAGE_BYTES;
     this.contextAddr = at;
     const contextCapacity = Math.max(65536, this.contextBuffer.length);
     const pages = Math.ceil((at + contextCapacity) / PAGE);
@@ -388,6 +397,9 @@ export class Vm {
       m.values = new Uint8Array(buf, this.mapAddr[i] as number, this.mapBytes[i] as number);
       this.setRegionBytes(3 + i, m.values);
     });
+    this.memoryBytes = new Uint8Array(buf);
+    if (this.stage) this.stage.bind(buf);
+    else this.stage = new PageStage(this.stageAddr, buf);
     this.contextBuffer = new Uint8Array(buf, this.contextAddr, buf.byteLength - this.contextAddr);
     this.contextWords = new Int32Array(buf, this.contextAddr & ~3, this.contextAddr % 4 === 0 ? this.contextBuffer.length >> 2 : 0);
     this.setRegionBytes(CONTEXT_REGION, this.contextBuffer);
@@ -430,9 +442,9 @@ export class Vm {
     if (known !== undefined) return known ?? undefined;
     let entry: CompiledEntry | null = null;
     const c = this.tierCounters;
-    if (program.helpers.has(HelperId.loop)) {
-      // compiled code cannot call back into BPF from a helper: the interpreter runs bpf_loop
-      c.lastFallbackReason = 'bpf_loop: its callback runs on the interpreter';
+    if (this.helperTable[HelperId.loop] === undefined && callbackEntries(program).length > 0 && mayCallLoop(program)) {
+      // compiled code runs bpf_loop inline; without the helper it must be an unknown id instead
+      c.lastFallbackReason = 'bpf_loop: not a helper of this VM';
     } else if (this.memory) {
       const r = compiledModule(program);
       if (r.ok) {
@@ -447,6 +459,8 @@ export class Vm {
               this.unknownHelperId = id;
               return 4;
             }
+            // bpf_loop in a program without callbacks (else compiled inline): the interpreter's fault
+            if (id === HelperId.loop) return 5;
             return fn(this);
           });
           if (!r.cached) {
@@ -469,7 +483,7 @@ export class Vm {
    * counted; `fresh` >= 0 (the context's length) when `prog` is the hot compiled program starting
    * a run with its registers not written to the register file.
    */
-  private runOne(prog: LoadedProgram, n: number, fresh: number): number {
+  private runOne(prog: LoadedProgram, n: number, fresh: number, staged: number): number {
     const entry = prog === this.hotProgram ? this.hotEntry : this.memory ? this.entryOf(prog) : undefined;
     if (entry === undefined) {
       this.tierCounters.interpretedRuns++;
@@ -479,7 +493,7 @@ export class Vm {
     this.hotProgram = prog;
     this.hotEntry = entry;
     const S = this.runState;
-    if ((fresh >= 0 ? entry.start(n, fresh) : entry.run(n)) === 0) {
+    if ((fresh >= 0 ? entry.start(n, fresh, staged) : entry.run(n)) === 0) {
       // exit from frame 0: what conclude does for a run without a fault
       this.insnCount = S[State.n / 4] as number;
       this.lastPc = S[State.pc / 4] as number;
@@ -500,6 +514,7 @@ export class Vm {
       this.faultSize = S[State.faultSize / 4] as number;
     } else if (kind === AbortKind.budget) status = RunStatus.budgetExhausted;
     else if (kind === AbortKind.callDepth) this.faultMsg = `call stack deeper than ${MAX_FRAMES} frames`;
+    else if (kind === AbortKind.loopCallback || kind === AbortKind.helper + 5) this.faultMsg = 'bpf_loop: r2 is not a callback address';
     else if (kind === AbortKind.helper + HelperAction.fault) this.faultMsg = 'helper';
     else if (kind === AbortKind.helper + HelperAction.tailCall) status = count > this.budget ? RunStatus.budgetExhausted : TAIL_CALL;
     else if (kind === AbortKind.helper + 4) this.faultMsg = `call to unknown helper ${this.unknownHelperId}`;
@@ -652,10 +667,17 @@ export class Vm {
    * (or {@link r0}), the instruction count in {@link insnCount}, a fault in {@link fault}.
    */
   run(program: LoadedProgram, context: Uint8Array = EMPTY, byteOffset = 0, length = context.length - byteOffset): RunStatus {
-    this.setContext(context, byteOffset, length);
-    // the last program run compiled sets its registers in its `start` entry; anything else
-    // reads them from the register file
-    const hot = program === this.hotProgram;
+    // a program that runs compiled sets its registers in its `start` entry (and copies a staged
+    // record there); the interpreter reads them from the register file
+    const hot = program === this.hotProgram || (this.memory !== undefined && this.entryOf(program) !== undefined);
+    // a record of a staged page (stageRecords): the hot program's `start` copies it in wasm
+    const stage = this.stage;
+    const staged = stage?.on && length > 16 && length <= this.contextBuffer.length ? stage.locate(context, byteOffset, length) : 0;
+    if (staged === 0) this.setContext(context, byteOffset, length);
+    else {
+      this.regionLength[CONTEXT_REGION] = length;
+      if (!hot) this.memoryBytes.copyWithin(this.contextAddr, staged, staged + length);
+    }
     if (!hot) {
       const L = this.regLo;
       const H = this.regHi;
@@ -689,19 +711,19 @@ export class Vm {
     this.pendingFault = undefined;
     this.currentProgram = program;
     if (this.maps.length > 0) this.syncMapRegions();
-    const status = this.execute(program, hot ? length : -1);
+    const status = this.execute(program, hot ? length : -1, hot ? staged : 0);
     const rbs = this.ringBuffers;
     for (let i = 0; i < rbs.length; i++) (rbs[i] as RingBuffer).abandonOutstanding();
     return status;
   }
 
   /** Runs a program, and the programs it tail-calls. */
-  private execute(program: LoadedProgram, fresh: number): RunStatus {
+  private execute(program: LoadedProgram, fresh: number, staged: number): RunStatus {
     let prog = program;
     let n = 0;
     let length = fresh;
     for (;;) {
-      const status = this.runOne(prog, n, length);
+      const status = this.runOne(prog, n, length, staged);
       length = -1;
       if (status !== TAIL_CALL) return status as RunStatus;
       n = this.insnCount;
@@ -2555,7 +2577,7 @@ export class Vm {
             // flags, -E2BIG above 8M iterations; else the callback runs as a BPF-to-BPF call per
             // iteration (r1 = index, r2 = callback_ctx) until it returns non-zero
             const nr = (L[1] as number) >>> 0;
-            if (H[2] !== FUNC_REGION) {
+            if (H[2] !== FUNC_REGION || !isCallbackEntry(prog, L[2] as number)) {
               this.faultMsg = 'bpf_loop: r2 is not a callback address';
               break run;
             }
@@ -2779,6 +2801,25 @@ export class Vm {
       );
     }
     return status;
+  }
+
+  /**
+   * Turns reading records in place on or off (compiled tier only; a no-op otherwise). While on,
+   * `run(program, page, offset, length)` stages the page around the record in the VM's memory
+   * once and copies each record of it into the context inside the compiled code, so the caller
+   * promises that the bytes of every buffer it passes stay unchanged until the next call (the
+   * trace feed's batches: valid until the next one). Every call drops what was staged.
+   */
+  stageRecords(on: boolean): void {
+    const stage = this.stage;
+    if (stage === undefined) return;
+    stage.on = on;
+    stage.clear();
+  }
+
+  /** Page windows staged so far (see {@link stageRecords}). */
+  get stagedWindows(): number {
+    return this.stage?.staged ?? 0;
   }
 
   /** Runs and returns r0, throwing the fault (a {@link VmFault}) when the run does not exit. */

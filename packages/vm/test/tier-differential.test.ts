@@ -227,8 +227,7 @@ out:
           const { vm, maps, programs } = loadAssembly(c.source, { tier });
           const out = [];
           for (const program of programs.values()) {
-            // bpf_loop's callbacks run on the interpreter (the compiled tier falls back, saying so)
-            expect(vm.tierOf(program)).toBe(program.helpers.has(181) ? 'interpreter' : tier);
+            expect(vm.tierOf(program)).toBe(tier);
             for (let k = 0; k < 8; k++) {
               const ctx = Uint8Array.from({ length: 256 }, (_, i) => Math.imul(i + 1, 2654435761 + k) >>> 24);
               const status = vm.run(program, ctx);

@@ -1,4 +1,7 @@
-import { CONTEXT_REGION, MAX_FRAMES, STACK_FRAME_SIZE, STACK_REGION } from '../address.js';
+import { CONTEXT_REGION, FUNC_REGION, MAX_FRAMES, STACK_FRAME_SIZE, STACK_REGION } from '../address.js';
+import { callbackEntries } from '../callbacks.js';
+import { HelperId } from '../helper-ids.js';
+import { Errno } from '../maps/errno.js';
 import { InternalOp, type LoadedProgram } from '../program.js';
 import { BLOCK_VOID, ByteWriter, encodeModule, type FuncBody, Op, OpFc, ValType } from './wasm-encoder.js';
 import {
@@ -181,6 +184,9 @@ export function compileToWasm(p: LoadedProgram): WasmCompileResult {
     if (o === 0x95 || o === 0x85 || o === InternalOp.callReg || o === InternalOp.callLocal) leader[i + 1] = 1;
     if (o === InternalOp.loadImm64) i++;
   }
+  // bpf_loop's callbacks: each one a wasm function like a BPF-to-BPF call target
+  const callbacks = callbackEntries(p);
+  for (const c of callbacks) leader[c] = 1;
   const starts: number[] = [];
   for (let i = 0; i < n; i++) if (leader[i] && OP[i] !== InternalOp.lddwTail) starts.push(i);
   const blockAt = new Int32Array(n).fill(-1);
@@ -303,6 +309,11 @@ export function compileToWasm(p: LoadedProgram): WasmCompileResult {
   // functions: the entry and every reachable call target, each over the blocks it reaches
   const funcEntries: number[] = [0];
   const funcIndex = new Map<number, number>([[0, 0]]);
+  for (const c of callbacks) {
+    if (funcIndex.has(c)) continue;
+    funcIndex.set(c, funcEntries.length);
+    funcEntries.push(c);
+  }
   const funcBlocks: number[][] = [];
   for (let f = 0; f < funcEntries.length; f++) {
     const entry = funcEntries[f] as number;
@@ -359,9 +370,17 @@ export function compileToWasm(p: LoadedProgram): WasmCompileResult {
   for (let k = 0; k < 7; k++) run.byte(Op.drop);
   run.byte(Op.globalGet).u32(ABORT_GLOBAL);
 
-  // start(n0, length) -> aborted: a fresh run, frame 0, the registers set here instead of read
-  // from the register file (r1 = the context, r2 = its length, the rest 0): the VM writes none
+  // start(n0, length, src) -> aborted: a fresh run, frame 0, the registers set here instead of
+  // read from the register file (r1 = the context, r2 = its length, the rest 0): the VM writes
+  // none. src != 0: the record is staged at linear address src (Vm.stage): copied into the
+  // context region here, by memory.copy, instead of by the VM in JavaScript
   const start = new ByteWriter();
+  start.byte(Op.localGet).u32(2);
+  start.byte(Op.if).byte(BLOCK_VOID);
+  start.byte(Op.i32Const).s32(0).byte(Op.i32Load).u32(2).u32(BASE_ADDR + 4 * CONTEXT_REGION);
+  start.byte(Op.localGet).u32(2).byte(Op.localGet).u32(1);
+  start.byte(0xfc).u32(OpFc.memoryCopy).byte(0x00).byte(0x00);
+  start.byte(Op.end);
   start.byte(Op.i32Const).s32(0).byte(Op.globalSet).u32(ABORT_GLOBAL);
   for (let r = 0; r < 10; r++) {
     if (r === 1) start.byte(Op.i64Const).s64(0, CONTEXT_REGION);
@@ -378,7 +397,7 @@ export function compileToWasm(p: LoadedProgram): WasmCompileResult {
       { params: [ValType.i32, ValType.i32, ValType.i32], results: [ValType.i32] },
       { params: [...i64x10, ValType.i32, ValType.i32], results: [...i64x10.slice(0, 6), ValType.i32] },
       { params: [ValType.i32], results: [ValType.i32] },
-      { params: [ValType.i32, ValType.i32], results: [ValType.i32] },
+      { params: [ValType.i32, ValType.i32, ValType.i32], results: [ValType.i32] },
     ],
     importFuncs: [{ module: 'vm', name: 'helper', typeIndex: 0 }],
     importMemory: { module: 'vm', name: 'memory', minPages: 1 },
@@ -1041,6 +1060,149 @@ export function compileToWasm(p: LoadedProgram): WasmCompileResult {
       if (code === 0x40) w.byte(Op.i64Eqz).byte(Op.i32Eqz);
     }
 
+    /** A call at `i` from the deepest frame faults, as the interpreter's does. */
+    function callDepthCheck(i: number) {
+      w.byte(Op.localGet).u32(FRAME);
+      i32c(MAX_FRAMES - 1);
+      w.byte(Op.i32GeS);
+      open(Op.if, 'if');
+      abort(i, AbortKind.callDepth, 0);
+      close();
+    }
+
+    /** Zeroes the callee's frame and makes it the lowest reachable stack byte. */
+    function enterCallee() {
+      w.byte(Op.localGet).u32(R10_32);
+      i32c(STACK_ADDR - 2 * STACK_FRAME_SIZE);
+      w.byte(Op.i32Add);
+      i32c(0);
+      i32c(STACK_FRAME_SIZE);
+      w.byte(0xfc).u32(OpFc.memoryFill).byte(0x00);
+      i32c(0);
+      w.byte(Op.localGet).u32(R10_32);
+      i32c(2 * STACK_FRAME_SIZE);
+      w.byte(Op.i32Sub);
+      mem(Op.i32Store, LOW_ADDR + 4 * STACK_REGION);
+    }
+
+    /** Calls the function at pc `t` with r0..r9 on the stack; takes back r0..r5 and the count. */
+    function callCallee(t: number) {
+      w.byte(Op.localGet).u32(N);
+      w.byte(Op.localGet).u32(FRAME);
+      i32c(1);
+      w.byte(Op.i32Add);
+      w.byte(Op.call).u32(FIRST_BPF_FUNC + (funcIndex.get(t) as number));
+      set(N);
+      for (let r = 5; r >= 0; r--) set(r);
+    }
+
+    /** After a callee returned: its abort leaves this function too; else this frame is the lowest again. */
+    function leaveCallee() {
+      w.byte(Op.globalGet).u32(ABORT_GLOBAL).byte(Op.brIf).u32(depth('prop'));
+      i32c(0);
+      w.byte(Op.localGet).u32(R10_32);
+      i32c(STACK_FRAME_SIZE);
+      w.byte(Op.i32Sub);
+      mem(Op.i32Store, LOW_ADDR + 4 * STACK_REGION);
+    }
+
+    /**
+     * `bpf_loop(nr_loops, callback, callback_ctx, flags)` at `i`, as the interpreter runs it
+     * (Vm.interpret): r2 must be one of the program's callback addresses (else a fault); flags
+     * other than 0 give -EINVAL, nr_loops (u32) 0 gives 0 and above 2^23 -E2BIG, all without
+     * a budget check; otherwise the callback's wasm function is called per iteration in the
+     * next frame (zeroed) with r1 = the index, r2 = callback_ctx, r3..r5 = 0, r0 and r6..r9 as
+     * they are (the callee's prologue checks the budget, as the interpreter does on entering it),
+     * until it returns non-zero or nr_loops iterations ran; r0 = the iterations made, r1..r5 as
+     * the last callback left them, then the budget check of a helper call.
+     */
+    function emitLoop(i: number) {
+      // VA: nr_loops, VB: the index, TRIPS: callback_ctx, Y: which callback
+      get(2);
+      w.byte(Op.i64Const).s32(32).byte(Op.i64ShrU).byte(Op.i32WrapI64);
+      i32c(FUNC_REGION);
+      w.byte(Op.i32Ne);
+      open(Op.if, 'if');
+      abort(i, AbortKind.loopCallback, 0);
+      close();
+      i32c(-1);
+      w.byte(Op.localSet).u32(Y);
+      callbacks.forEach((c, k) => {
+        get(2).byte(Op.i32WrapI64);
+        i32c(c);
+        w.byte(Op.i32Eq);
+        open(Op.if, 'if');
+        i32c(k);
+        w.byte(Op.localSet).u32(Y);
+        close();
+      });
+      w.byte(Op.localGet).u32(Y);
+      i32c(-1);
+      w.byte(Op.i32Eq);
+      open(Op.if, 'if');
+      abort(i, AbortKind.loopCallback, 0);
+      close();
+      get(4).byte(Op.i64Eqz).byte(Op.i32Eqz);
+      open(Op.if, 'if');
+      i64c(-Errno.EINVAL, -1);
+      set(0);
+      w.byte(Op.else);
+      get(1);
+      i64c(-1, 0);
+      w.byte(Op.i64And).byte(Op.localTee).u32(VA).byte(Op.i64Eqz);
+      open(Op.if, 'if');
+      i64c(0, 0);
+      set(0);
+      w.byte(Op.else);
+      w.byte(Op.localGet).u32(VA);
+      i64c(8 * 1024 * 1024, 0);
+      w.byte(Op.i64GtU);
+      open(Op.if, 'if');
+      i64c(-Errno.E2BIG, -1);
+      set(0);
+      w.byte(Op.else);
+      callDepthCheck(i);
+      get(3);
+      set(TRIPS);
+      i64c(0, 0);
+      set(VB);
+      open(Op.loop, 'bloop');
+      enterCallee();
+      const call = (c: number) => {
+        get(0);
+        w.byte(Op.localGet).u32(VB);
+        w.byte(Op.localGet).u32(TRIPS);
+        for (let r = 3; r <= 5; r++) i64c(0, 0);
+        for (let r = 6; r <= 9; r++) get(r);
+        callCallee(c);
+      };
+      if (callbacks.length === 1) call(callbacks[0] as number);
+      else {
+        callbacks.forEach((c, k) => {
+          w.byte(Op.localGet).u32(Y);
+          i32c(k);
+          w.byte(Op.i32Eq);
+          open(Op.if, 'if');
+          call(c);
+          close();
+        });
+      }
+      leaveCallee();
+      w.byte(Op.localGet).u32(VB);
+      i64c(1, 0);
+      w.byte(Op.i64Add).byte(Op.localTee).u32(VB);
+      w.byte(Op.localGet).u32(VA).byte(Op.i64LtU);
+      get(0).byte(Op.i64Eqz).byte(Op.i32And);
+      w.byte(Op.brIf).u32(depth('bloop'));
+      close(); // bloop
+      w.byte(Op.localGet).u32(VB);
+      set(0);
+      budgetCheck(i + 1);
+      close(); // E2BIG
+      close(); // nr 0
+      close(); // flags
+    }
+
     function bswap32() {
       // x on the stack -> (rotl(x, 8) & 0x00ff00ff) | (rotr(x, 8) & 0xff00ff00)
       w.byte(Op.localTee).u32(X);
@@ -1459,6 +1621,22 @@ export function compileToWasm(p: LoadedProgram): WasmCompileResult {
           return;
         case 0x85:
         case InternalOp.callReg: {
+          // bpf_loop inline when the program has callbacks; without any, a call of it can only
+          // fault, which the helper import reports (HelperAction.loopWithoutCallback)
+          const inlineLoop = callbacks.length > 0;
+          if (inlineLoop && o === 0x85 && imm === HelperId.loop) {
+            emitLoop(i);
+            return;
+          }
+          if (inlineLoop && o === InternalOp.callReg) {
+            // callx of a register that holds bpf_loop's id: the same loop as a direct call
+            get(s).byte(Op.i32WrapI64);
+            i32c(HelperId.loop);
+            w.byte(Op.i32Eq);
+            open(Op.if, 'if');
+            emitLoop(i);
+            w.byte(Op.else);
+          }
           storeRegs(0, 5);
           if (o === 0x85) i32c(imm);
           else get(s).byte(Op.i32WrapI64);
@@ -1481,42 +1659,16 @@ export function compileToWasm(p: LoadedProgram): WasmCompileResult {
           br('exit');
           close();
           budgetCheck(i + 1);
+          if (inlineLoop && o === InternalOp.callReg) close(); // if bpf_loop
           return;
         }
         case InternalOp.callLocal: {
           const t = TGT[i] as number;
-          w.byte(Op.localGet).u32(FRAME);
-          i32c(MAX_FRAMES - 1);
-          w.byte(Op.i32GeS);
-          open(Op.if, 'if');
-          abort(i, AbortKind.callDepth, 0);
-          close();
-          // zero the callee's frame, make it the lowest reachable stack byte
-          w.byte(Op.localGet).u32(R10_32);
-          i32c(STACK_ADDR - 2 * STACK_FRAME_SIZE);
-          w.byte(Op.i32Add);
-          i32c(0);
-          i32c(STACK_FRAME_SIZE);
-          w.byte(0xfc).u32(OpFc.memoryFill).byte(0x00);
-          i32c(0);
-          w.byte(Op.localGet).u32(R10_32);
-          i32c(2 * STACK_FRAME_SIZE);
-          w.byte(Op.i32Sub);
-          mem(Op.i32Store, LOW_ADDR + 4 * STACK_REGION);
+          callDepthCheck(i);
+          enterCallee();
           for (let r = 0; r < 10; r++) get(r);
-          w.byte(Op.localGet).u32(N);
-          w.byte(Op.localGet).u32(FRAME);
-          i32c(1);
-          w.byte(Op.i32Add);
-          w.byte(Op.call).u32(FIRST_BPF_FUNC + (funcIndex.get(t) as number));
-          set(N);
-          for (let r = 5; r >= 0; r--) set(r);
-          w.byte(Op.globalGet).u32(ABORT_GLOBAL).byte(Op.brIf).u32(depth('prop'));
-          i32c(0);
-          w.byte(Op.localGet).u32(R10_32);
-          i32c(STACK_FRAME_SIZE);
-          w.byte(Op.i32Sub);
-          mem(Op.i32Store, LOW_ADDR + 4 * STACK_REGION);
+          callCallee(t);
+          leaveCallee();
           return;
         }
         default: {

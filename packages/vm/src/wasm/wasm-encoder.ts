@@ -109,7 +109,7 @@ export const Op = {
 } as const;
 
 /** `0xfc`-prefixed instructions (bulk memory). */
-export const OpFc = { memoryFill: 0x0b } as const;
+export const OpFc = { memoryCopy: 0x0a, memoryFill: 0x0b } as const;
 
 /** A growable byte buffer with the LEB128 writers of the binary format. */
 export class ByteWriter {

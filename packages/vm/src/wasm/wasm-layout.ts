@@ -50,6 +50,8 @@ export const AbortKind = {
   memory: 1,
   budget: 2,
   callDepth: 3,
+  /** bpf_loop's r2 is not one of the program's callback addresses. */
+  loopCallback: 4,
   helper: 16,
 } as const;
 
