@@ -20,6 +20,7 @@ export const browserProcedures = new Set([
   'kernel.get',
   'kernel.diff',
   'kernel.upload',
+  'kernel.formatsFor',
   'deployment.list',
   'deployment.get',
   'deployment.create',
