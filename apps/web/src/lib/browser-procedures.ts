@@ -43,5 +43,10 @@ export const browserProcedures = new Set([
   'token.create',
   'token.revoke',
   'audit.list',
+  'live.start',
+  'live.get',
+  'live.outputs',
+  'live.stop',
+  'live.list',
 ]);
 
