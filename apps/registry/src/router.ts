@@ -10,6 +10,13 @@ import { agentReportProfile } from './procedures/agent/report-profile.js';
 import { agentRevoke } from './procedures/agent/revoke.js';
 import { agentSetLabels } from './procedures/agent/set-labels.js';
 import { agentSelf } from './procedures/agent/self.js';
+import { agentReportLive } from './procedures/agent/report-live.js';
+import { agentWaitLive } from './procedures/agent/wait-live.js';
+import { liveGet } from './procedures/live/get.js';
+import { liveList } from './procedures/live/list.js';
+import { liveOutputs } from './procedures/live/outputs.js';
+import { liveStart } from './procedures/live/start.js';
+import { liveStop } from './procedures/live/stop.js';
 import { auditList } from './procedures/audit/list.js';
 import { authAcceptInvitation } from './procedures/auth/accept-invitation.js';
 import { authLogin } from './procedures/auth/login.js';
@@ -87,7 +94,10 @@ export const appRouter = router({
     self: agentSelf,
     setLabels: agentSetLabels,
     uploadOutputs: agentUploadOutputs,
+    waitLive: agentWaitLive,
+    reportLive: agentReportLive,
   }),
+  live: router({ start: liveStart, get: liveGet, outputs: liveOutputs, stop: liveStop, list: liveList }),
   deployment: router({ create: deploymentCreate, preview: deploymentPreview, list: deploymentList, get: deploymentGet, stop: deploymentStop, outputs: deploymentOutputs }),
   kernel: router({ list: kernelList, get: kernelGet, upload: kernelUpload, diff: kernelDiff, events: kernelEvents, format: kernelFormat, formatsFor: kernelFormatsFor, delete: kernelDelete }),
   program: router({ list: programList, get: programGet, publish: programPublish }),

@@ -6,6 +6,7 @@
 // every change) every `syncMs` and invalidates what other replicas changed, so they agree within
 // a few seconds without any per-poll query.
 import type { Db } from '../db/open.js';
+import { liveAgentWakes } from '../data/live.js';
 
 /** What `agent.poll` hands an agent: its assignments and their ETag (content-derived). */
 export interface CachedAssignments<T> {
@@ -242,7 +243,7 @@ export class FleetState {
     const entries = await this.db.auditEntry.findMany({
       where: {
         id: { gte: uuid7Floor(Math.max(this.syncFloorMs, this.syncFromMs - 60_000)) },
-        action: { in: ['deployment.create', 'deployment.stop', 'deployment.retarget', 'agent.setLabels', 'agent.revoke', 'agent.reportStatus'] },
+        action: { in: ['deployment.create', 'deployment.stop', 'deployment.retarget', 'agent.setLabels', 'agent.revoke', 'agent.reportStatus', 'live.start', 'live.stop'] },
       },
       select: { id: true, tenantId: true, actorId: true, action: true, targetId: true, detail: true },
     });
@@ -250,6 +251,13 @@ export class FleetState {
       if (this.syncedIds.has(e.id)) continue;
       this.syncedIds.set(e.id, now);
       if (e.targetId && this.ownTargets.has(e.targetId)) continue;
+      if (e.action === 'live.start' || e.action === 'live.stop') {
+        // a session started or stopped through another replica: this one's waiting agents ask again
+        // (a wake of one this replica made already is harmless: the agent's answer is unchanged)
+        const ids = (e.detail as { agentIds?: unknown } | null)?.agentIds;
+        if (Array.isArray(ids)) for (const id of ids) if (typeof id === 'string') liveAgentWakes.emit(id);
+        continue;
+      }
       if (e.action === 'deployment.create' || e.action === 'deployment.stop') {
         if (e.tenantId) this.invalidateTenant(e.tenantId);
       } else if (e.action === 'agent.revoke') {

@@ -129,6 +129,16 @@ export class VerifierPool {
     }
   }
 
+  /**
+   * Checks a live session's program of `tenant` on a worker (src/jobs/verify-worker.ts): a script
+   * parsed, assembly assembled and verified. Refusals as publish's (`bad_request`, `program_rejected`).
+   */
+  async checkLive(tenant: string, language: 'script' | 'asm', source: string): Promise<{ programs: number }> {
+    const r = await this.run(tenant, { kind: 'live', language, source }, 'live start');
+    if (!('live' in r)) throw new Error('live start: the verifier answered another task');
+    return r.live;
+  }
+
   async close(): Promise<void> {
     await this.pool.close();
   }

@@ -1,0 +1,227 @@
+// Live sessions (issue 18), on PGlite and on PostgreSQL: start (roles, refusals, limits, the
+// program checked on the verifier's workers), the agent's fast path (`agent.waitLive` held and
+// woken), outputs as a long poll with a cursor, stop (starter or admin), audit, and every procedure
+// against another tenant's session or agent.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends, type Caller, type Harness, openHarness, skipReason } from './harness.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const switchCount = readFileSync(`${root}examples/sched-switch-count.s`, 'utf8');
+const unsafe = '.license "GPL"\n.section tracepoint/sched/sched_switch\nbad:\n    r0 = *(u64 *)(r2 + 0)\n    exit\n';
+const script = 'tracepoint:sched:sched_switch { @[args.next_comm] = count(); }';
+const snapshot = (n: number) => ({ v: 1, runId: 'r1', takenAt: new Date().toISOString(), traceTimeNs: '1', eventsSeen: n, eventsLost: 0, maps: [] });
+
+describe.each(backends)('live sessions on %s', (backend) => {
+  const skip = skipReason(backend);
+  let h: Harness;
+  beforeAll(async () => {
+    if (!skip) h = await openHarness(backend);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  async function enrol(owner: Caller, hostname: string, labels: Record<string, string>) {
+    const { enrollmentToken } = await owner.agent.createEnrollmentToken({ labels });
+    const r = await (await h.caller()).agent.enroll({ enrollmentToken, hostname });
+    return { id: r.agent.id, caller: await h.caller(r.credential) };
+  }
+
+  it.skipIf(skip)('runs a script on one agent: the agent gets it, reports, and the outputs arrive through the long poll to their end', async () => {
+    const t = await h.tenant('live');
+    const node = await enrol(t.owner, 'node-a', { env: 'dev' });
+    const member = await h.member(t.owner, 'publisher');
+    const idle = await node.caller.agent.waitLive({ waitMs: 0 });
+    expect(idle.sessions).toEqual([]);
+
+    // the agent holds its long poll; the start wakes it
+    let wokeAt = 0;
+    const held = node.caller.agent.waitLive({ etag: idle.etag }).then((r) => {
+      wokeAt = Date.now();
+      return r;
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    const { session } = await member.caller.live.start({ language: 'script', source: script, target: { agentId: node.id } });
+    const startedAt = Date.now();
+    const woke = await held;
+    // woken by the start itself (the hold is 25 s), not by its timeout
+    expect(wokeAt - startedAt).toBeLessThan(1000);
+    expect(woke).toMatchObject({ notModified: false, sessions: [{ sessionId: session.id, language: 'script', source: script, durationSeconds: 10, desiredState: 'running', cpuBudgetPercent: 10 }] });
+    expect(woke.sessions[0]!.remainingMs).toBeGreaterThan(8000);
+    expect(session).toMatchObject({ language: 'script', source: script, startedBy: member.email, durationSeconds: 10, state: 'starting', target: { agentId: node.id }, agents: [{ agentId: node.id, name: 'node-a', state: 'starting', outputs: 0 }] });
+    expect(new Date(session.endsAt).getTime() - new Date(session.startedAt).getTime()).toBe(10_000);
+
+    // nothing yet: a wait of 300 ms answers empty with the same cursor
+    const empty = await t.owner.live.outputs({ sessionId: session.id, waitMs: 300 });
+    expect(empty).toEqual({ outputs: [], cursor: '0', ended: false });
+
+    // a reader waiting is answered as soon as the agent reports
+    const waiting = t.owner.live.outputs({ sessionId: session.id, after: empty.cursor, waitMs: 10_000 });
+    await new Promise((r) => setTimeout(r, 200));
+    const r1 = await node.caller.agent.reportLive({
+      sessionId: session.id,
+      state: 'running',
+      verdict: { status: 'relocated', changes: ['sched_switch.next_comm: offset 8 → 12'] },
+      outputs: [
+        { seq: 0, kind: 'map_snapshot', payload: snapshot(1) },
+        { seq: 1, kind: 'events', payload: { v: 1, runId: 'r1', dropped: 0, events: [{ timeNs: '1', cpu: 0, source: 'printk', text: 'hello' }] } },
+      ],
+    });
+    expect(r1).toEqual({ accepted: 2, stop: false });
+    const got = await waiting;
+    expect(got.outputs.map((o) => [o.agentId, o.seq, o.kind])).toEqual([
+      [node.id, 0, 'map_snapshot'],
+      [node.id, 1, 'events'],
+    ]);
+    expect(got).toMatchObject({ cursor: '2', ended: false });
+    const running = (await t.owner.live.get({ sessionId: session.id })).session;
+    expect(running).toMatchObject({ state: 'running', agents: [{ state: 'running', outputs: 2, verdict: { status: 'relocated', changes: ['sched_switch.next_comm: offset 8 → 12'] } }] });
+
+    // a retry stores nothing twice; the final outputs and the end
+    expect(await node.caller.agent.reportLive({ sessionId: session.id, outputs: [{ seq: 1, kind: 'events', payload: { v: 1, runId: 'r1', dropped: 0, events: [{ timeNs: '1', cpu: 0, source: 'printk', text: 'hello' }] } }] })).toEqual({ accepted: 0, stop: false });
+    await node.caller.agent.reportLive({ sessionId: session.id, state: 'ended', outputs: [{ seq: 2, kind: 'map_snapshot', payload: snapshot(5) }] });
+    const last = await t.owner.live.outputs({ sessionId: session.id, after: got.cursor, waitMs: 5000 });
+    expect(last.outputs.map((o) => o.seq)).toEqual([2]);
+    expect(last.ended).toBe(true);
+    expect((await t.owner.live.outputs({ sessionId: session.id, after: last.cursor, waitMs: 5000 })).ended).toBe(true);
+    expect((await t.owner.live.get({ sessionId: session.id })).session.state).toBe('ended');
+    // a terminal state is final
+    await node.caller.agent.reportLive({ sessionId: session.id, state: 'running' });
+    expect((await t.owner.live.get({ sessionId: session.id })).session.agents[0]!.state).toBe('ended');
+    // the agent no longer has it
+    expect((await node.caller.agent.waitLive({ waitMs: 0 })).sessions).toEqual([]);
+    expect((await t.owner.live.list()).sessions.map((s) => s.id)).toEqual([session.id]);
+    const audit = await h.db.prisma.auditEntry.findFirstOrThrow({ where: { tenantId: t.id, action: 'live.start', targetId: session.id } });
+    expect(audit).toMatchObject({ actorKind: 'user', actorId: member.userId, detail: { language: 'script', agentIds: [node.id], durationSeconds: 10 } });
+  });
+
+  it.skipIf(skip)('runs assembly on the agents a selector matches, verified first', async () => {
+    const t = await h.tenant('live-sel');
+    const a = await enrol(t.owner, 'a', { env: 'prod', zone: '1' });
+    const b = await enrol(t.owner, 'b', { env: 'prod', zone: '2' });
+    await enrol(t.owner, 'c', { env: 'dev' });
+    const { session } = await t.owner.live.start({ language: 'asm', source: switchCount, target: { selector: 'env=prod' }, durationSeconds: 3 });
+    expect(session.agents.map((x) => x.agentId).sort()).toEqual([a.id, b.id].sort());
+    expect(session).toMatchObject({ target: { selector: { env: 'prod' } }, durationSeconds: 3 });
+    for (const n of [a, b]) expect((await n.caller.agent.waitLive({ waitMs: 0 })).sessions.map((s) => s.sessionId)).toEqual([session.id]);
+    // outputs of both agents, each in its own order, under one cursor
+    await a.caller.agent.reportLive({ sessionId: session.id, state: 'running', outputs: [{ seq: 0, kind: 'map_snapshot', payload: snapshot(1) }] });
+    await b.caller.agent.reportLive({ sessionId: session.id, state: 'failed', error: 'incompatible on this node: sched/sched_switch has no field next_pid' });
+    const o = await t.owner.live.outputs({ sessionId: session.id });
+    expect(o.outputs.map((x) => x.agentId)).toEqual([a.id]);
+    const failed = (await t.owner.live.get({ sessionId: session.id })).session.agents.find((x) => x.agentId === b.id);
+    expect(failed).toMatchObject({ state: 'failed', error: 'incompatible on this node: sched/sched_switch has no field next_pid' });
+    await expect(t.owner.live.outputs({ sessionId: session.id, after: '1' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+  });
+
+  it.skipIf(skip)('refuses, in words and writing nothing: a viewer, no matching agent, a program that does not parse or verify, a duration over the limit', async () => {
+    const t = await h.tenant('live-refuse');
+    const node = await enrol(t.owner, 'n', { env: 'dev' });
+    const viewer = await h.member(t.owner, 'viewer');
+    const count = () => h.db.prisma.liveSession.count({ where: { tenantId: t.id } });
+    await expect(viewer.caller.live.start({ language: 'script', source: script, target: { agentId: node.id } })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(t.owner.live.start({ language: 'script', source: script, target: { selector: 'env=prod' } })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: 'live start: no agent of the tenant matches the selector env=prod',
+    });
+    await expect(t.owner.live.start({ language: 'script', source: 'tracepoint:sched:sched_switch { @ = count( }', target: { agentId: node.id } })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/^live start: the script does not parse:\n.*1:/s),
+    });
+    await expect(t.owner.live.start({ language: 'asm', source: unsafe, target: { agentId: node.id } })).rejects.toMatchObject({
+      code: 'UNPROCESSABLE_CONTENT',
+      message: 'live start: verifier rejected program bad: insn 0 (r0 = *(u64 *)(r2 + 0)): R2 !read_ok',
+    });
+    await expect(t.owner.live.start({ language: 'asm', source: 'not assembly at all', target: { agentId: node.id } })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    await expect(t.owner.live.start({ language: 'script', source: script, target: { agentId: node.id }, durationSeconds: 301 })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: "live start: a duration of 301 s is over the tenant's limit of 300 s",
+    });
+    await expect(t.owner.live.start({ language: 'script', source: '', target: { agentId: node.id } })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    expect(await count()).toBe(0);
+    // a viewer reads
+    const { session } = await t.owner.live.start({ language: 'script', source: script, target: { agentId: node.id } });
+    expect((await viewer.caller.live.get({ sessionId: session.id })).session.id).toBe(session.id);
+    expect((await viewer.caller.live.outputs({ sessionId: session.id })).outputs).toEqual([]);
+    await expect(viewer.caller.live.stop({ sessionId: session.id })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+  });
+
+  it.skipIf(skip)('holds the tenant to its limit of sessions running at once (4), counting only those running', async () => {
+    const t = await h.tenant('live-limit');
+    const node = await enrol(t.owner, 'n', { env: 'dev' });
+    const ids: string[] = [];
+    const started = await Promise.allSettled(Array.from({ length: 6 }, () => t.owner.live.start({ language: 'script', source: script, target: { agentId: node.id } })));
+    for (const s of started) if (s.status === 'fulfilled') ids.push(s.value.session.id);
+    expect(ids).toHaveLength(4);
+    const refused = started.filter((s) => s.status === 'rejected');
+    expect(refused).toHaveLength(2);
+    for (const r of refused) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'CONFLICT', message: "live start: 4 live sessions are running, the tenant's limit is 4: stop one or wait for it to end" });
+    await t.owner.live.stop({ sessionId: ids[0]! });
+    await expect(t.owner.live.start({ language: 'script', source: script, target: { agentId: node.id } })).resolves.toBeDefined();
+  });
+
+  it.skipIf(skip)('stops: the starter or an admin; the agent is woken with the session to stop; audited', async () => {
+    const t = await h.tenant('live-stop');
+    const node = await enrol(t.owner, 'n', { env: 'dev' });
+    const starter = await h.member(t.owner, 'publisher');
+    const other = await h.member(t.owner, 'publisher');
+    const admin = await h.member(t.owner, 'admin');
+    const { session } = await starter.caller.live.start({ language: 'script', source: script, target: { agentId: node.id } });
+    const first = await node.caller.agent.waitLive({ waitMs: 0 });
+    await expect(other.caller.live.stop({ sessionId: session.id })).rejects.toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining(`started by ${starter.email}`) });
+    const held = node.caller.agent.waitLive({ etag: first.etag });
+    await new Promise((r) => setTimeout(r, 200));
+    const stopped = await admin.caller.live.stop({ sessionId: session.id });
+    expect(stopped).toMatchObject({ changed: true, session: { state: 'stopped' } });
+    expect((await held).sessions).toMatchObject([{ sessionId: session.id, desiredState: 'stopped' }]);
+    expect(await node.caller.agent.reportLive({ sessionId: session.id })).toEqual({ accepted: 0, stop: true });
+    expect((await starter.caller.live.stop({ sessionId: session.id })).changed).toBe(false);
+    await node.caller.agent.reportLive({ sessionId: session.id, state: 'stopped' });
+    expect((await node.caller.agent.waitLive({ waitMs: 0 })).sessions).toEqual([]);
+    expect((await t.owner.live.outputs({ sessionId: session.id })).ended).toBe(true);
+    const audit = await h.db.prisma.auditEntry.findMany({ where: { tenantId: t.id, targetId: session.id }, orderBy: { id: 'asc' }, select: { action: true, actorId: true } });
+    expect(audit).toEqual([
+      { action: 'live.start', actorId: starter.userId },
+      { action: 'live.stop', actorId: admin.userId },
+    ]);
+  });
+
+  it.skipIf(skip)('holds one waitLive per agent: a second call answers the first at once', async () => {
+    const t = await h.tenant('live-held');
+    const node = await enrol(t.owner, 'n', { env: 'dev' });
+    const { etag } = await node.caller.agent.waitLive({ waitMs: 0 });
+    const t0 = Date.now();
+    const first = node.caller.agent.waitLive({ etag });
+    await new Promise((r) => setTimeout(r, 200));
+    const second = node.caller.agent.waitLive({ etag, waitMs: 500 });
+    expect(await first).toMatchObject({ notModified: true, etag });
+    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(await second).toMatchObject({ notModified: true, etag });
+  });
+
+  it.skipIf(skip)('another tenant: its sessions and agents are NOT_FOUND to every procedure', async () => {
+    const mine = await h.tenant('live-mine');
+    const theirs = await h.tenant('live-theirs');
+    const myNode = await enrol(mine.owner, 'm', { env: 'dev' });
+    const theirNode = await enrol(theirs.owner, 't', { env: 'dev' });
+    const { session } = await theirs.owner.live.start({ language: 'script', source: script, target: { agentId: theirNode.id } });
+    const notFound = { code: 'NOT_FOUND', message: `live session not found: ${session.id}` };
+    await expect(mine.owner.live.get({ sessionId: session.id })).rejects.toMatchObject(notFound);
+    await expect(mine.owner.live.outputs({ sessionId: session.id, waitMs: 100 })).rejects.toMatchObject(notFound);
+    await expect(mine.owner.live.stop({ sessionId: session.id })).rejects.toMatchObject(notFound);
+    expect((await mine.owner.live.list()).sessions).toEqual([]);
+    await expect(mine.owner.live.start({ language: 'script', source: script, target: { agentId: theirNode.id } })).rejects.toMatchObject({ code: 'NOT_FOUND', message: `agent not found: ${theirNode.id}` });
+    // a selector never reaches another tenant's agents: only mine runs it
+    const own = await mine.owner.live.start({ language: 'script', source: script, target: { selector: 'env=dev' } });
+    expect(own.session.agents.map((a) => a.agentId)).toEqual([myNode.id]);
+    // agents: another tenant's session is not theirs to report on, nor to see
+    await expect(myNode.caller.agent.reportLive({ sessionId: session.id, state: 'running', outputs: [{ seq: 0, kind: 'map_snapshot', payload: snapshot(1) }] })).rejects.toMatchObject(notFound);
+    expect((await myNode.caller.agent.waitLive({ waitMs: 0 })).sessions.map((s) => s.sessionId)).toEqual([own.session.id]);
+    expect(await h.db.prisma.liveOutput.count({ where: { sessionId: session.id } })).toBe(0);
+    // a user token is not an agent credential, and the other way round
+    await expect(mine.owner.agent.waitLive({ waitMs: 0 })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(myNode.caller.live.list()).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+});
