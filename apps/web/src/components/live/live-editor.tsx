@@ -53,7 +53,8 @@ function errorText(err: unknown): string {
   return err instanceof TRPCClientError || err instanceof Error ? err.message : String(err);
 }
 
-const maxLines = 500;
+/** The tail keeps the newest lines only (drawn whole, without a scrolling box). */
+const maxLines = 200;
 
 export function LiveEditor({ agents, canRun, maxDurationSeconds }: { agents: LiveAgent[]; canRun: boolean; maxDurationSeconds: number }) {
   const client = useTRPCClient();
@@ -427,7 +428,7 @@ export function LiveEditor({ agents, canRun, maxDurationSeconds }: { agents: Liv
             {lines.length === 0 ? (
               <p className="muted small">Nothing printed yet.</p>
             ) : (
-              <pre className="mono small live-tail" data-testid="live-lines" tabIndex={0}>
+              <pre className="mono small live-tail" data-testid="live-lines">
                 {lines.map((l) => `${l.agent}: ${l.text}`).join('\n')}
               </pre>
             )}
