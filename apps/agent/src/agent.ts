@@ -19,6 +19,7 @@ import { AgentApi, type AgentApiOptions, type Assignment, type StatusReport } fr
 import { AgentError, isAgentError } from './errors.js';
 import { FeedRunner } from './feed/feed-runner.js';
 import type { FeedOptions } from './feed-options.js';
+import { LiveSessions } from './live/live-sessions.js';
 import { jsonLogger, type Logger } from './log.js';
 import { AgentMetrics } from './metrics/agent-metrics.js';
 import { type Health, type MetricsServer, startMetricsServer } from './metrics/metrics-server.js';
@@ -47,6 +48,8 @@ export interface AgentOptions {
   pollIntervalMs?: number;
   /** Milliseconds between map snapshots (default 10,000). */
   snapshotIntervalMs?: number;
+  /** Milliseconds between a live session's output reports (default 1,000). */
+  liveOutputIntervalMs?: number;
   /** Milliseconds between reports of every running target's counters (default 30,000). */
   statusIntervalMs?: number;
   /** Bytes the spool keeps at most (default 256 MiB). */
@@ -77,6 +80,8 @@ export class Agent {
   readonly dispatcher = new Dispatcher();
   readonly feed: FeedRunner;
   readonly targets: TargetManager;
+  /** Live sessions (issue 18): programs run now, for a while, from the registry's long poll. */
+  readonly live: LiveSessions;
   private readonly abort = new AbortController();
   private readonly loops = new Map<string, PartLoop>();
   private metricsServer: MetricsServer | undefined;
@@ -138,6 +143,17 @@ export class Agent {
       onEventsChanged: () => this.feed.eventsChanged(),
       onStatusChanged: () => this.loops.get('status')?.wake(),
     });
+    this.live = new LiveSessions({
+      api: this.api,
+      dispatcher: this.dispatcher,
+      profile: () => this.profile!,
+      cpuCount: () => this.profile?.cpuCount ?? 1,
+      environment: { commOf: (pid) => this.feed.comm(pid) },
+      log: this.log,
+      onEventsChanged: () => this.feed.eventsChanged(),
+      ...(options.liveOutputIntervalMs !== undefined ? { outputIntervalMs: options.liveOutputIntervalMs } : {}),
+      ...(options.limits?.instructionBudget !== undefined ? { instructionBudget: options.limits.instructionBudget } : {}),
+    });
     const saved = state.readJson<{ etag?: string; assignments?: Assignment[] }>('assignments.json');
     if (saved?.assignments) this.assignments = saved.assignments;
   }
@@ -198,6 +214,8 @@ export class Agent {
     const snapshotMs = this.options.snapshotIntervalMs ?? 10_000;
     this.addPart({ name: 'profile', tick: () => this.profileTick() });
     this.addPart({ name: 'poll', tick: () => this.pollTick() });
+    // the fast path of live sessions: a long poll held by the registry, again at once after each answer
+    this.addPart({ name: 'live', tick: (signal) => this.live.waitTick(signal) });
     this.addPart({
       name: 'feed',
       tick: async (signal) => {
@@ -374,6 +392,7 @@ export class Agent {
       kernel: this.profile ? { release: this.profile.release, hash: this.profile.hash, complete: this.profile.complete } : null,
       feed: { kind: feed.kind, records: feed.records, lostEvents: [...feed.lostByCpu.values()].reduce((a, b) => a + b, 0), passes: this.feed.passes },
       targets: this.targets.all().map((t) => ({ id: t.id, program: `${t.assignment.program.name}@${t.assignment.program.version}`, status: t.phase, code: t.detail.code })),
+      live: this.live.all(),
       spool: { batches: this.spool.batches, bytes: this.spool.bytes, dropped: this.spool.droppedTotal, rejected: this.spool.rejectedTotal },
       parts,
     };
@@ -389,6 +408,7 @@ export class Agent {
       this.log('info', `stopping: ${why}`);
       this.abort.abort();
       await Promise.all([...this.loops.values()].map((l) => l.stopped()));
+      if (this.profile) await this.live.stopAll();
       if (this.profile) {
         this.targets.stopAll();
         try {

@@ -19,6 +19,26 @@ export type ReportProfileAnswer = Awaited<ReturnType<Api['reportProfile']['mutat
 export type StatusReport = Parameters<Api['reportStatus']['mutate']>[0]['targets'][number];
 export type OutputBatch = Parameters<Api['uploadOutputs']['mutate']>[0]['batches'][number];
 export type UploadAnswer = Awaited<ReturnType<Api['uploadOutputs']['mutate']>>;
+export type LiveReport = Parameters<Api['reportLive']['mutate']>[0];
+export type LiveReportAnswer = Awaited<ReturnType<Api['reportLive']['mutate']>>;
+
+/** One live session of the agent (`agent.waitLive`): a program to run now, for a while, that is not a version. */
+export interface LiveAssignment {
+  sessionId: string;
+  language: 'script' | 'asm';
+  source: string;
+  durationSeconds: number;
+  /** Milliseconds left by the registry's clock. */
+  remainingMs: number;
+  /** Percent of one core. */
+  cpuBudgetPercent: number;
+  desiredState: 'running' | 'stopped';
+}
+export interface WaitLiveAnswer {
+  notModified: boolean;
+  etag: string;
+  sessions: LiveAssignment[];
+}
 
 /** An HTTP error answered with something other than the registry's JSON (a proxy's page). */
 class HttpStatusError extends Error {
@@ -103,6 +123,17 @@ const pollShape = either(
 const artifactShape = obj({ versionId: str(64), program: obj({ name: str(200), version: str(200) }), artifactKind: str(64), artifact: str(16 * 1024 * 1024), digest: str(64), spec: any, manifest: any });
 const uploadShape = obj({ accepted: int(0, 1_000_000), duplicates: int(0, 1_000_000) });
 const statusShape = obj({ updated: int(0, 1_000_000), changed: int(0, 1_000_000) });
+const liveAssignmentShape = obj({
+  sessionId: id,
+  language: oneOf('script', 'asm'),
+  source: str(256 * 1024),
+  durationSeconds: int(0, 86_400),
+  remainingMs: int(0, 86_400_000),
+  cpuBudgetPercent: int(0, 100_000),
+  desiredState: oneOf('running', 'stopped'),
+});
+const waitLiveShape = obj({ notModified: bool, etag: str(256), sessions: arr(liveAssignmentShape, 1000) });
+const reportLiveShape = obj({ accepted: int(0, 1_000_000), stop: bool });
 const profileShape = obj({ profile: obj({ id: str(64), name: str(200) }), created: bool });
 
 function checked<T>(call: string, shape: Shape, value: unknown): T {
@@ -177,6 +208,21 @@ export class AgentApi {
     // Messages can quote what a program or the kernel wrote: no NUL or lone surrogate may cost the report.
     const answer = await this.call('report status', () => this.client.agent.reportStatus.mutate({ targets: targets.map(storableValue) }));
     checked('report status', statusShape, answer);
+  }
+
+  /**
+   * The agent's live sessions, held by the registry up to `waitMs` (25 s) while they are still
+   * those of `etag`: the fast path from Run to the agent.
+   */
+  async waitLive(etag: string | undefined, waitMs?: number, signal?: AbortSignal): Promise<WaitLiveAnswer> {
+    const answer = await this.call('wait live', () => this.client.agent.waitLive.query({ ...(etag !== undefined ? { etag } : {}), ...(waitMs !== undefined ? { waitMs } : {}) }, signal ? { signal } : {}));
+    return checked<WaitLiveAnswer>('wait live', waitLiveShape, answer);
+  }
+
+  /** A live session's outputs and state. */
+  async reportLive(report: LiveReport): Promise<LiveReportAnswer> {
+    const answer = await this.call('report live', () => this.client.agent.reportLive.mutate(storableValue(report)));
+    return checked<LiveReportAnswer>('report live', reportLiveShape, answer);
   }
 
   /** Output batches (payloads are JSON values: what the spool read back from JSON). */
