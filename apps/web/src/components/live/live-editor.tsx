@@ -118,6 +118,8 @@ export function LiveEditor({ agents, canRun, maxDurationSeconds }: { agents: Liv
   const [lines, setLines] = useState<{ key: string; agent: string; text: string }[]>([]);
   const [ended, setEnded] = useState(false);
   const [firstResultMs, setFirstResultMs] = useState<number | null>(null);
+  const [startedMs, setStartedMs] = useState<number | null>(null);
+  const [runningMs, setRunningMs] = useState<number | null>(null);
   const live = useRef<{ id: string; abort: AbortController } | null>(null);
 
   const stopRemote = useCallback((id: string, keepalive: boolean) => {
@@ -142,6 +144,19 @@ export function LiveEditor({ agents, canRun, maxDurationSeconds }: { agents: Liv
     let cursor: string | undefined;
     let lastGet = 0;
     let first = true;
+    // when the node reports it running (a short poll of the session, until then)
+    void (async () => {
+      while (!abort.signal.aborted) {
+        const g = await client.live.get.query({ sessionId: id }).catch(() => undefined);
+        if (g?.session.agents.some((a) => a.state !== 'starting')) {
+          setRunningMs(Math.round(performance.now() - startedAt));
+          setSession(g.session);
+          return;
+        }
+        if (g && g.session.state !== 'starting' && g.session.state !== 'running') return;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    })();
     const hostOf = new Map<string, string>();
     while (!abort.signal.aborted) {
       let r: Awaited<ReturnType<typeof client.live.outputs.query>>;
@@ -203,15 +218,18 @@ export function LiveEditor({ agents, canRun, maxDurationSeconds }: { agents: Liv
       return;
     }
     setStarting(true);
+    setStartedMs(null);
+    setRunningMs(null);
+    setFirstResultMs(null);
     live.current?.abort.abort();
     const startedAt = performance.now();
     try {
       const r = await client.live.start.mutate({ language, source, target: target as never, durationSeconds: duration });
+      setStartedMs(Math.round(performance.now() - startedAt));
       setSession(r.session);
       setSnapshots(new Map());
       setLines([]);
       setEnded(false);
-      setFirstResultMs(null);
       const abort = new AbortController();
       live.current = { id: r.session.id, abort };
       void follow(r.session.id, abort, startedAt);
@@ -397,7 +415,11 @@ export function LiveEditor({ agents, canRun, maxDurationSeconds }: { agents: Liv
               Session <span className="mono">{session.id.slice(0, 8)}</span>: <strong data-testid="live-state">{ended && running ? 'ended' : session.state}</strong> · {session.durationSeconds} s, ends{' '}
               {new Date(session.endsAt).toLocaleTimeString()} · {formatCount(eventsSeen)} events seen
               {eventsLost ? <span className="stale"> · {formatCount(eventsLost)} lost</span> : null}
-              {firstResultMs !== null ? <span className="muted"> · first result {firstResultMs} ms after Run</span> : null}
+              <span className="muted" data-testid="live-timing">
+                {startedMs !== null ? ` · started ${startedMs} ms after Run` : ''}
+                {runningMs !== null ? `, running on the node by ${runningMs} ms` : ''}
+                {firstResultMs !== null ? `, first result ${firstResultMs} ms after Run` : ''}
+              </span>
             </p>
             <ul className="small">
               {session.agents.map((a) => (
@@ -445,7 +467,7 @@ export function LiveEditor({ agents, canRun, maxDurationSeconds }: { agents: Liv
             <input id="live-pub-name" required value={pubName} onChange={(e) => setPubName(e.target.value)} pattern="[a-z0-9][a-z0-9._\-]{0,62}" />
             <label htmlFor="live-pub-version">Version (semver)</label>
             <input id="live-pub-version" required value={pubVersion} onChange={(e) => setPubVersion(e.target.value)} placeholder="1.0.0" />
-            <button type="submit" className="button" disabled={check?.kind !== 'checked'}>
+            <button type="submit" className="button primary" disabled={check?.kind !== 'checked'}>
               Publish
             </button>
             {pubResult ? (
