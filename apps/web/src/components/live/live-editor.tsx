@@ -11,7 +11,7 @@ import { TRPCClientError } from '@trpc/client';
 import type { inferRouterOutputs } from '@trpc/server';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { type CheckResult, checkProgram, type FormatsAnswer, type LiveLanguage } from '../../lib/live/check';
-import { mergeLiveMaps } from '../../lib/live/maps';
+import type { LiveMapView } from '../../lib/live/maps';
 import { formatCount } from '../../lib/format';
 import { useTRPCClient } from '../../lib/trpc';
 import { MapPanel } from '../dashboard';
@@ -267,7 +267,13 @@ export function LiveEditor({ agents, canRun, maxDurationSeconds }: { agents: Liv
   }
 
   const diagnostics = check?.kind === 'errors' ? check.diagnostics : check?.kind === 'checked' ? check.warnings : [];
-  const maps = useMemo(() => mergeLiveMaps([...snapshots.values()]), [snapshots]);
+  // the merge uses packages/runtime (which brings the VM): loaded when the first snapshot comes, not with the page
+  const [merge, setMerge] = useState<((s: { maps: MapSnapshotJson[] }[]) => LiveMapView[]) | null>(null);
+  useEffect(() => {
+    if (snapshots.size === 0 || merge) return;
+    void import('../../lib/live/maps').then((m) => setMerge(() => m.mergeLiveMaps));
+  }, [snapshots, merge]);
+  const maps = useMemo(() => (merge ? merge([...snapshots.values()]) : []), [snapshots, merge]);
   const eventsSeen = [...snapshots.values()].reduce((s, x) => s + x.eventsSeen, 0);
   const eventsLost = [...snapshots.values()].reduce((s, x) => s + x.eventsLost, 0);
   const running = session !== null && !ended && (session.state === 'starting' || session.state === 'running');
