@@ -90,11 +90,11 @@ export class FeedRunner {
     // the previous one ended, so time only moves forward for the programs.
     let firstNs: bigint | undefined;
     do {
-      // records that would go to no target are not worth reading: wait for one to attach
-      if (dispatcher.attached().length === 0) {
+      // records that would go to no target are not worth reading: wait for one to attach (a
+      // `continue` here would end a replay without --loop before it began: the test of a do-while)
+      while (dispatcher.attached().length === 0) {
         await this.untilEventsChange(signal);
         if (signal.aborted) return;
-        continue;
       }
       const recording = this.options.recording;
       if (recording === undefined) throw new AgentError('feed', `feed ${feed.path}: the recording is not open`, { path: feed.path });

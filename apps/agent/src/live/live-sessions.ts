@@ -103,10 +103,12 @@ export class LiveSessions {
    * sessions to match. Throws what the call throws (the part loop backs off).
    */
   async waitTick(signal: AbortSignal): Promise<number> {
+    const t0 = Date.now();
     const answer = await this.options.api.waitLive(this.etag, undefined, signal);
     this.etag = answer.etag;
     if (!answer.notModified) this.apply(answer.sessions);
-    return 0;
+    // a registry that does not hold the call (over its limit of held calls) is asked again in a second, not in a loop
+    return answer.notModified && Date.now() - t0 < 1000 ? 1000 : 0;
   }
 
   /** Starts the sessions to run that are new here, stops those the registry stopped. */
@@ -210,6 +212,7 @@ export class LiveSessions {
     this.over.add(run.id);
     if (this.over.size > 1000) this.over.delete(this.over.values().next().value!);
     const wasRunning = run.state === 'running';
+    const seen = run.attached?.counters.eventsSeen ?? 0;
     run.state = state;
     run.error = error?.slice(0, 8000);
     if (run.attached && !run.attached.detached) {
@@ -223,7 +226,7 @@ export class LiveSessions {
       }
       this.collect(run);
     }
-    this.options.log(state === 'failed' ? 'warn' : 'info', `live ${run.id}: ${state}${error ? `: ${error}` : ''}`, { sessionId: run.id });
+    this.options.log(state === 'failed' ? 'warn' : 'info', `live ${run.id}: ${state}${error ? `: ${error}` : ''} (${seen} events seen, ${run.seq} outputs)`, { sessionId: run.id });
     void this.sendFinal(run);
   }
 

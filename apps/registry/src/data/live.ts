@@ -229,7 +229,8 @@ export async function liveAssignments(db: Db, tenantId: string, agentId: string,
       durationSeconds: s.durationSeconds,
       remainingMs,
       cpuBudgetPercent: s.cpuBudgetPercent,
-      desiredState: s.stoppedAt || remainingMs === 0 ? 'stopped' : 'running',
+      // past its end it is still `running` with nothing left: an agent that never started it ends it at once as `ended`
+      desiredState: s.stoppedAt ? 'stopped' : 'running',
     };
   });
 }
@@ -252,7 +253,7 @@ export async function reportLive(db: Db, tenantId: string, agentId: string, inpu
     async (tx) => {
       const share = await tx.liveSessionAgent.findFirst({
         where: { tenantId, agentId, sessionId: input.sessionId },
-        select: { id: true, state: true, outputs: true, session: { select: { stoppedAt: true, endsAt: true } } },
+        select: { id: true, state: true, outputs: true, session: { select: { stoppedAt: true } } },
       });
       if (!share) throw notFound('live session', input.sessionId);
       let accepted = 0;
@@ -276,7 +277,8 @@ export async function reportLive(db: Db, tenantId: string, agentId: string, inpu
         const open = await tx.liveSessionAgent.count({ where: { tenantId, sessionId: input.sessionId, state: { in: ['starting', 'running'] } } });
         if (open === 0) await tx.liveSession.updateMany({ where: { id: input.sessionId, tenantId, endedAt: null }, data: { endedAt: now } });
       }
-      return { accepted, stop: share.session.stoppedAt !== null || share.session.endsAt <= now };
+      // the end of its duration is the agent's to keep, by its own clock
+      return { accepted, stop: share.session.stoppedAt !== null };
     },
     { timeout: 30_000, maxWait: 30_000 },
   );

@@ -31,7 +31,7 @@ export const agentReportLiveInput = z.strictObject({
 });
 export const agentReportLiveOutput = z.object({
   accepted: z.number().int(),
-  /** The session is stopped (by a user) or past its end: stop it now. */
+  /** The session was stopped (by a user): stop it now. */
   stop: z.boolean(),
 });
 
