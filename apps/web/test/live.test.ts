@@ -143,10 +143,13 @@ describe.skipIf(browserSkipReason)('the live editor (Chromium, a real agent repl
     await screenshot(page, 'live-ended');
     const ms = (re: RegExp) => Number(re.exec(shown)?.[1] ?? Number.NaN);
     const timing = { startedMs: ms(/started (\d+) ms/), runningOnNodeMs: ms(/running on the node by (\d+) ms/), firstResultMs: ms(/first result (\d+) ms/), firstMapPanelMs: firstSeenMs, endedAfterMs };
-    // again, warm (the registry's verifier workers and the agent's compiler loaded): then Stop
+    // again, warm (the registry's verifier workers and the agent's compiler loaded), with printf: its lines in the tail; then Stop
+    await setSource(page, 'tracepoint:sched:sched_switch { @switches[args.next_comm] = count(); }\ninterval:s:1 { printf("tick %d\\n", 7); }\n');
+    await page.getByTestId('live-verdict').waitFor({ timeout: 30_000 });
     await page.getByTestId('live-run').click();
     await page.getByTestId('live-timing').getByText(/first result \d+ ms/).waitFor({ timeout: 20_000 });
     const warm = (await page.getByTestId('live-timing').textContent()) ?? '';
+    await page.getByTestId('live-lines').getByText(/replay-1: tick 7/).first().waitFor({ timeout: 15_000 });
     await page.getByTestId('live-stop').click();
     await page.getByTestId('live-state').getByText('stopped').waitFor({ timeout: 20_000 });
     const warmTiming = { startedMs: Number(/started (\d+) ms/.exec(warm)?.[1]), firstResultMs: Number(/first result (\d+) ms/.exec(warm)?.[1]) };
