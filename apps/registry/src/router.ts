@@ -48,6 +48,7 @@ import { compatGridProcedure } from './procedures/compat/grid.js';
 import { compatSetSettings, compatSettings } from './procedures/compat/settings.js';
 import { kernelEvents } from './procedures/kernel/events.js';
 import { kernelFormat } from './procedures/kernel/format.js';
+import { kernelFormatsFor } from './procedures/kernel/formats-for.js';
 import { kernelDiff } from './procedures/kernel/diff.js';
 import { kernelDelete } from './procedures/kernel/delete.js';
 import { programGet } from './procedures/program/get.js';
@@ -98,7 +99,7 @@ export const appRouter = router({
   }),
   live: router({ start: liveStart, get: liveGet, outputs: liveOutputs, stop: liveStop, list: liveList }),
   deployment: router({ create: deploymentCreate, preview: deploymentPreview, list: deploymentList, get: deploymentGet, stop: deploymentStop, outputs: deploymentOutputs }),
-  kernel: router({ list: kernelList, get: kernelGet, upload: kernelUpload, diff: kernelDiff, events: kernelEvents, format: kernelFormat, delete: kernelDelete }),
+  kernel: router({ list: kernelList, get: kernelGet, upload: kernelUpload, diff: kernelDiff, events: kernelEvents, format: kernelFormat, formatsFor: kernelFormatsFor, delete: kernelDelete }),
   program: router({ list: programList, get: programGet, publish: programPublish }),
   version: router({ list: versionList, get: versionGet, spec: versionSpec, yank: versionYank }),
   output: router({ latest: outputLatest, series: outputSeriesProcedure, events: outputEvents, watch: outputWatch }),

@@ -317,7 +317,7 @@ export function Dashboard({ deploymentId, targetId, initial, range }: { deployme
   );
 }
 
-function MapPanel({ map, lost }: { map: MapView; lost: number }) {
+export function MapPanel({ map, lost }: { map: MapView; lost: number }) {
   const kind = map.display.kind;
   const unit = map.display.unit;
   return (

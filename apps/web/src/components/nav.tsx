@@ -9,6 +9,7 @@ const items = [
   { href: '/kernels', label: 'Kernels' },
   { href: '/deployments', label: 'Deployments' },
   { href: '/agents', label: 'Agents' },
+  { href: '/live', label: 'Live' },
   { href: '/tokens', label: 'Tokens' },
   { href: '/members', label: 'Members', admin: true },
   { href: '/audit', label: 'Audit', admin: true },

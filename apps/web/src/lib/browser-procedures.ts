@@ -20,6 +20,7 @@ export const browserProcedures = new Set([
   'kernel.get',
   'kernel.diff',
   'kernel.upload',
+  'kernel.formatsFor',
   'deployment.list',
   'deployment.get',
   'deployment.create',
@@ -42,5 +43,10 @@ export const browserProcedures = new Set([
   'token.create',
   'token.revoke',
   'audit.list',
+  'live.start',
+  'live.get',
+  'live.outputs',
+  'live.stop',
+  'live.list',
 ]);
 
