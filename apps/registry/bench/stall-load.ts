@@ -7,7 +7,10 @@
 //
 //   PROBEYARD_BENCH_SECONDS   measured duration per backend (default 60)
 //   PROBEYARD_BENCH_AGENTS    polling agents (default 1000)
-//   PROBEYARD_BENCH_BACKENDS  `pglite,postgres` (default both)
+//   PROBEYARD_BENCH_BACKENDS  `pglite,postgres` (default both); `pglite-main`: PGlite in the server's
+//                             thread (PROBEYARD_PGLITE_THREAD=main), as before it had a thread of its own
+//   PROBEYARD_BENCH_FROM      `dist` (default: the built registry, dist/ — run `pnpm build` first) or `source`
+//   PROBEYARD_BENCH_CPU_PROF  a folder: the registry's process writes a CPU profile there
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -34,6 +37,9 @@ const concurrentPublishes = 3;
 const formatsPerUpload = 9000;
 const tsxLoader = new URL('../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 const serveScript = new URL('serve.ts', import.meta.url).pathname;
+const from = process.env.PROBEYARD_BENCH_FROM ?? 'dist';
+if (from !== 'dist' && from !== 'source') throw new Error(`PROBEYARD_BENCH_FROM: dist or source, not ${from}`);
+const cpuProf = process.env.PROBEYARD_BENCH_CPU_PROF;
 const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 256 });
 
 /**
@@ -92,11 +98,22 @@ async function setUp(dataDir: string, databaseUrl: string | undefined) {
   }
 }
 
-function startServer(dataDir: string, databaseUrl: string | undefined) {
-  const child: ChildProcess = spawn(process.execPath, ['--import', tsxLoader, '--conditions=@probeyard/source', serveScript, dataDir, databaseUrl ?? ''], {
+function startServer(dataDir: string, databaseUrl: string | undefined, pgliteThread: 'main' | 'worker') {
+  // From dist/: serve.ts (through tsx, as the bench is TypeScript) loads the built registry, and its
+  // packages resolve to their dist/ (no `@probeyard/source` condition); workers run plain dist/ JavaScript.
+  const args = [
+    ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []),
+    '--import',
+    tsxLoader,
+    ...(from === 'source' ? ['--conditions=@probeyard/source'] : []),
+    serveScript,
+    dataDir,
+    databaseUrl ?? '',
+  ];
+  const child: ChildProcess = spawn(process.execPath, args, {
     stdio: ['ignore', 'ignore', 'pipe'],
     // Uploads of 9,000 formats take seconds to parse on a loaded machine: a deadline that lets them through, so their inserts are part of the load.
-    env: { ...process.env, PROBEYARD_BENCH_NO_LOG: '1', PROBEYARD_UPLOAD_PARSE_TIMEOUT_MS: process.env.PROBEYARD_UPLOAD_PARSE_TIMEOUT_MS ?? '60000' },
+    env: { ...process.env, PROBEYARD_BENCH_NO_LOG: '1', PROBEYARD_BENCH_FROM: from, PROBEYARD_PGLITE_THREAD: pgliteThread, PROBEYARD_UPLOAD_PARSE_TIMEOUT_MS: process.env.PROBEYARD_UPLOAD_PARSE_TIMEOUT_MS ?? '60000' },
   });
   let err = '';
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
@@ -244,7 +261,7 @@ async function bench(backend: string, trees: string[]) {
   let server: Awaited<ReturnType<typeof startServer>> | undefined;
   try {
     const { agents, heavyToken } = await setUp(dataDir, databaseUrl);
-    server = await startServer(dataDir, databaseUrl);
+    server = await startServer(dataDir, databaseUrl, backend === 'pglite-main' ? 'main' : 'worker');
     const load = loadavg().map((l) => l.toFixed(2)).join(' ');
     const r = await runLoad(server.url, agents, heavyToken, trees);
     const h = r.heavy;
@@ -263,13 +280,23 @@ async function bench(backend: string, trees: string[]) {
       server.child.kill('SIGTERM');
       await server.exited;
     }
+    if (server) {
+      // The registry's event-loop delay per 5-s window (from its start; the polls' windows count from the first poll) and over the run.
+      const lines = server.stderr().split('\n');
+      const windows = lines.filter((l) => l.startsWith('window ')).map((l, k) => {
+        const w = JSON.parse(l.slice(7)) as { p99Ms: number; maxMs: number };
+        return `${(k + 1) * 5}s ${fmt(w.p99Ms)}/${fmt(w.maxMs)}`;
+      });
+      console.log(`  registry event-loop delay by 5-s window (p99/max ms): ${windows.join(', ')}`);
+      for (const l of lines) if (l.startsWith('lag ') || l.startsWith('fleet ')) console.log(`  registry ${l}`);
+    }
     rmSync(dataDir, { recursive: true, force: true });
     await dropDb?.();
   }
 }
 
 const cpu = cpus();
-console.log('# registry stall bench: one tenant verifying and uploading, the others polling');
+console.log(`# registry stall bench: one tenant verifying and uploading, the others polling (registry from ${from === 'dist' ? 'dist/' : 'sources'})`);
 console.log(`machine: ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 console.log(
   `load: ${agentCount} agents polling every ${pollEveryMs / 1000} s ±10 % with ETags; one tenant with ${concurrentPublishes} publishes at a time of a program the verifier runs to its limit, and uploads + deletes of ${formatsPerUpload}-format profiles in a loop`,

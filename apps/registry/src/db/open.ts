@@ -8,6 +8,7 @@ import { RegistryError } from '../errors.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { secureDataFolder } from './data-folder.js';
 import { type DataLock, lockDataFolder } from './data-lock.js';
+import { PgliteThread } from './pglite-thread.js';
 import { applyMigrations, type MigrationDriver, pendingMigrations, readMigrations } from './migrate.js';
 
 /** The committed migrations of the registry's schema. */
@@ -37,6 +38,12 @@ export interface OpenDatabaseOptions {
   databaseUrl?: string;
   /** The migrations folder; the registry's own by default. */
   migrations?: string;
+  /**
+   * PGlite only: which thread runs the database. `worker` (what the server uses): a thread of its
+   * own (src/db/pglite-thread.ts), so statements never hold the server's event loop; `main`
+   * (default: tests, tools): this thread.
+   */
+  pgliteThread?: 'main' | 'worker';
 }
 
 function redact(url: string): string {
@@ -81,7 +88,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   let pglite: PGlite;
   let opened: PGlite | undefined;
   try {
-    opened = await PGlite.create(join(opts.dataDir, 'pglite'));
+    opened = opts.pgliteThread === 'worker' ? (await PgliteThread.create(join(opts.dataDir, 'pglite'))).asPGlite() : await PGlite.create(join(opts.dataDir, 'pglite'));
     pglite = opened;
     // PGlite made files 0666 as it opened (a fresh cluster: all of them).
     secureDataFolder(opts.dataDir);
@@ -96,7 +103,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   return {
     prisma,
     kind: 'pglite',
-    where: `pglite:${opts.dataDir}`,
+    where: `pglite:${opts.dataDir}${opts.pgliteThread === 'worker' ? ' (own thread)' : ''}`,
     migrationDriver: driver,
     migrate: () => applyMigrations(driver, migrations),
     pending: () => pendingMigrations(driver, migrations),
