@@ -60,7 +60,7 @@ describe.each(backends)('a busy database on %s', (backend) => {
 
       let busy: Awaited<ReturnType<typeof post>>;
       if (backend === 'pglite') {
-        // One session: a transaction held open makes the enrolment's wait past Prisma's maxWait (2 s).
+        // One session: a transaction held open makes the enrolment's wait past its maxWait (10 s on PGlite).
         let release!: () => void;
         const held = new Promise<void>((r) => {
           release = r;

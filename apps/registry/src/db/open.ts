@@ -56,6 +56,9 @@ function redact(url: string): string {
   }
 }
 
+/** How long a transaction on PGlite may wait for the ones before it (Prisma's default is 2 s). */
+export const pgliteTransactionMaxWaitMs = 10_000;
+
 /** Opens (and for PGlite, locks) the database. Does not migrate: call `migrate()`. */
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
   const migrations = readMigrations(opts.migrations ?? migrationsDir);
@@ -97,7 +100,10 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     lock.release();
     throw err;
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  // One session: every transaction waits for the one before it, so a burst (24 enrolments racing 4
+  // deployments) queues longer than Prisma's default 2 s maxWait, the more so with each statement a
+  // hop to the database's thread. Past this wait it is still P2028: a 503 with Retry-After.
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions: { maxWait: pgliteTransactionMaxWaitMs } });
   const driver = pgliteMigrationDriver(pglite);
   let closed = false;
   return {
