@@ -7,7 +7,10 @@
 //
 //   PROBEYARD_BENCH_SECONDS   measured duration per backend (default 60)
 //   PROBEYARD_BENCH_AGENTS    polling agents (default 1000)
-//   PROBEYARD_BENCH_BACKENDS  `pglite,postgres` (default both)
+//   PROBEYARD_BENCH_BACKENDS  `pglite,postgres` (default both); `pglite-main`: PGlite in the server's
+//                             thread (PROBEYARD_PGLITE_THREAD=main), as before it had a thread of its own
+//   PROBEYARD_BENCH_FROM      `dist` (default: the built registry, dist/ — run `pnpm build` first) or `source`
+//   PROBEYARD_BENCH_CPU_PROF  a folder: the registry's process writes a CPU profile there
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -34,6 +37,9 @@ const concurrentPublishes = 3;
 const formatsPerUpload = 9000;
 const tsxLoader = new URL('../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 const serveScript = new URL('serve.ts', import.meta.url).pathname;
+const from = process.env.PROBEYARD_BENCH_FROM ?? 'dist';
+if (from !== 'dist' && from !== 'source') throw new Error(`PROBEYARD_BENCH_FROM: dist or source, not ${from}`);
+const cpuProf = process.env.PROBEYARD_BENCH_CPU_PROF;
 const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 256 });
 
 /**
@@ -92,13 +98,37 @@ async function setUp(dataDir: string, databaseUrl: string | undefined) {
   }
 }
 
-function startServer(dataDir: string, databaseUrl: string | undefined) {
-  const child: ChildProcess = spawn(process.execPath, ['--import', tsxLoader, '--conditions=@probeyard/source', serveScript, dataDir, databaseUrl ?? ''], {
-    stdio: ['ignore', 'ignore', 'pipe'],
+function startServer(dataDir: string, databaseUrl: string | undefined, pgliteThread: 'main' | 'worker') {
+  // From dist/: serve.ts (through tsx, as the bench is TypeScript) loads the built registry, and its
+  // packages resolve to their dist/ (no `@probeyard/source` condition); workers run plain dist/ JavaScript.
+  const args = [
+    ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []),
+    '--import',
+    tsxLoader,
+    ...(from === 'source' ? ['--conditions=@probeyard/source'] : []),
+    serveScript,
+    dataDir,
+    databaseUrl ?? '',
+  ];
+  const child: ChildProcess = spawn(process.execPath, args, {
+    // stdout: the request log, whose poll durations are the server's side of the latency.
+    stdio: ['ignore', 'pipe', 'pipe'],
     // Uploads of 9,000 formats take seconds to parse on a loaded machine: a deadline that lets them through, so their inserts are part of the load.
-    env: { ...process.env, PROBEYARD_BENCH_NO_LOG: '1', PROBEYARD_UPLOAD_PARSE_TIMEOUT_MS: process.env.PROBEYARD_UPLOAD_PARSE_TIMEOUT_MS ?? '60000' },
+    env: { ...process.env, PROBEYARD_BENCH_FROM: from, PROBEYARD_PGLITE_THREAD: pgliteThread, PROBEYARD_UPLOAD_PARSE_TIMEOUT_MS: process.env.PROBEYARD_UPLOAD_PARSE_TIMEOUT_MS ?? '60000' },
   });
   let err = '';
+  let out = '';
+  child.stdout?.on('data', (c: Buffer) => {
+    out += c.toString();
+    const end = out.lastIndexOf('\n');
+    if (end < 0) return;
+    for (const line of out.slice(0, end).split('\n')) {
+      if (!line.includes('"agent.poll"')) continue;
+      const r = JSON.parse(line) as { durationMs?: number };
+      if (typeof r.durationMs === 'number') serverPolls.push({ at: performance.now(), ms: r.durationMs });
+    }
+    out = out.slice(end + 1);
+  });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   return new Promise<{ child: ChildProcess; url: string; stderr: () => string; exited: Promise<number | null> }>((resolve, reject) => {
     child.stderr?.on('data', (c: Buffer) => {
@@ -194,6 +224,7 @@ async function runLoad(url: string, agents: { credential: string }[], heavyToken
   for (const t of timers) clearTimeout(t);
   const elapsedS = (performance.now() - start) / 1000;
   await Promise.all(loops);
+  const serverSide = (from: number, to: number) => serverPolls.filter((p) => p.at - start >= from && p.at - start < to).map((p) => p.ms);
   const stats = (v: number[]) => {
     const sorted = Float64Array.from(v).sort();
     return { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? Number.NaN };
@@ -202,6 +233,8 @@ async function runLoad(url: string, agents: { credential: string }[], heavyToken
     elapsedS,
     quiet: stats(quiet),
     busy: stats(busy),
+    serverQuiet: stats(serverSide(quietFromMs, heavyFromMs)),
+    serverBusy: stats(serverSide(heavyFromMs, Number.POSITIVE_INFINITY)),
     heavyFromS: heavyFromMs / 1000,
     byWindow: windows.map((v, k) => {
       const s = Float64Array.from(v ?? []).sort();
@@ -211,6 +244,9 @@ async function runLoad(url: string, agents: { credential: string }[], heavyToken
     heavy,
   };
 }
+
+/** Polls as the registry timed them (its request log: from the request's arrival to its answer), by when the line came. */
+let serverPolls: { at: number; ms: number }[] = [];
 
 const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '-');
 const median = (v: number[]) => percentile(Float64Array.from(v).sort(), 50);
@@ -244,7 +280,8 @@ async function bench(backend: string, trees: string[]) {
   let server: Awaited<ReturnType<typeof startServer>> | undefined;
   try {
     const { agents, heavyToken } = await setUp(dataDir, databaseUrl);
-    server = await startServer(dataDir, databaseUrl);
+    serverPolls = [];
+    server = await startServer(dataDir, databaseUrl, backend === 'pglite-main' ? 'main' : 'worker');
     const load = loadavg().map((l) => l.toFixed(2)).join(' ');
     const r = await runLoad(server.url, agents, heavyToken, trees);
     const h = r.heavy;
@@ -253,6 +290,7 @@ async function bench(backend: string, trees: string[]) {
     console.log(`agents' polls, heavy tenant idle (5 s to ${fmt(r.heavyFromS)} s): ${line(r.quiet)}`);
     console.log(`agents' polls, heavy tenant working (${fmt(r.heavyFromS)} s to the end): ${line(r.busy)} — target p99 < ${targetP99Ms} ms: ${r.busy.p99 < targetP99Ms ? 'met' : 'NOT met'}`);
     console.log(`  by 5-s window (p50/p99 ms): ${r.byWindow.join(', ')}`);
+    console.log(`  as the registry timed them (arrival to answer): heavy tenant idle ${line(r.serverQuiet)}; working ${line(r.serverBusy)}`);
     console.log(
       `heavy tenant: ${h.published} published, ${h.rejected} rejected by the verifier, ${h.timedOut} past the verification deadline, ${h.throttled} told to retry (429); median publish ${fmt(median(h.publishMs))} ms`,
     );
@@ -263,13 +301,23 @@ async function bench(backend: string, trees: string[]) {
       server.child.kill('SIGTERM');
       await server.exited;
     }
+    if (server) {
+      // The registry's event-loop delay per 5-s window (from its start; the polls' windows count from the first poll) and over the run.
+      const lines = server.stderr().split('\n');
+      const windows = lines.filter((l) => l.startsWith('window ')).map((l, k) => {
+        const w = JSON.parse(l.slice(7)) as { p99Ms: number; maxMs: number };
+        return `${(k + 1) * 5}s ${fmt(w.p99Ms)}/${fmt(w.maxMs)}`;
+      });
+      console.log(`  registry event-loop delay by 5-s window (p99/max ms): ${windows.join(', ')}`);
+      for (const l of lines) if (l.startsWith('lag ') || l.startsWith('fleet ')) console.log(`  registry ${l}`);
+    }
     rmSync(dataDir, { recursive: true, force: true });
     await dropDb?.();
   }
 }
 
 const cpu = cpus();
-console.log('# registry stall bench: one tenant verifying and uploading, the others polling');
+console.log(`# registry stall bench: one tenant verifying and uploading, the others polling (registry from ${from === 'dist' ? 'dist/' : 'sources'})`);
 console.log(`machine: ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 console.log(
   `load: ${agentCount} agents polling every ${pollEveryMs / 1000} s ±10 % with ETags; one tenant with ${concurrentPublishes} publishes at a time of a program the verifier runs to its limit, and uploads + deletes of ${formatsPerUpload}-format profiles in a loop`,

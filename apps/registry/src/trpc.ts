@@ -2,7 +2,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError, ZodRealError } from 'zod';
 import { hasRole, type Role } from './auth/roles.js';
 import type { Context, Principal } from './context.js';
-import { RegistryError, toTrpcError } from './errors.js';
+import { busyDatabaseError, RegistryError, toTrpcError } from './errors.js';
 import { checkInput } from './schemas.js';
 
 type Issue = ZodError['issues'][number];
@@ -56,9 +56,14 @@ export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
 // RegistryErrors thrown by a procedure or the data layer become the tRPC error of the code table.
+// A busy database (Prisma P2028/P2024) becomes `unavailable`: 503 with Retry-After, not a 500.
 const mapErrors = t.middleware(async ({ next }) => {
   const result = await next();
-  if (!result.ok && result.error.cause instanceof RegistryError) throw toTrpcError(result.error.cause);
+  if (!result.ok) {
+    if (result.error.cause instanceof RegistryError) throw toTrpcError(result.error.cause);
+    const busy = busyDatabaseError(result.error.cause);
+    if (busy) throw toTrpcError(busy);
+  }
   return result;
 });
 

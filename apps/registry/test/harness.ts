@@ -126,7 +126,8 @@ export async function openTestDatabase(backend: Backend, migrations?: string): P
     db = await openDatabase({ dataDir, databaseUrl: url.toString(), ...(migrations ? { migrations } : {}) });
   } else {
     cpSync(await pgliteTemplate(), join(dataDir, 'pglite'), { recursive: true });
-    db = await openDatabase({ dataDir, ...(migrations ? { migrations } : {}) });
+    // PROBEYARD_TEST_PGLITE_THREAD=worker: the database on its own thread, as the server runs it.
+    db = await openDatabase({ dataDir, ...(migrations ? { migrations } : {}), ...(process.env.PROBEYARD_TEST_PGLITE_THREAD === 'worker' ? { pgliteThread: 'worker' as const } : {}) });
   }
   return {
     db,

@@ -8,6 +8,7 @@ import { RegistryError } from '../errors.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { secureDataFolder } from './data-folder.js';
 import { type DataLock, lockDataFolder } from './data-lock.js';
+import { PgliteThread } from './pglite-thread.js';
 import { applyMigrations, type MigrationDriver, pendingMigrations, readMigrations } from './migrate.js';
 
 /** The committed migrations of the registry's schema. */
@@ -37,6 +38,12 @@ export interface OpenDatabaseOptions {
   databaseUrl?: string;
   /** The migrations folder; the registry's own by default. */
   migrations?: string;
+  /**
+   * PGlite only: which thread runs the database. `worker` (what the server uses): a thread of its
+   * own (src/db/pglite-thread.ts), so statements never hold the server's event loop; `main`
+   * (default: tests, tools): this thread.
+   */
+  pgliteThread?: 'main' | 'worker';
 }
 
 function redact(url: string): string {
@@ -48,6 +55,9 @@ function redact(url: string): string {
     return 'postgres://(unparsable url)';
   }
 }
+
+/** How long a transaction on PGlite may wait for the ones before it (Prisma's default is 2 s). */
+export const pgliteTransactionMaxWaitMs = 10_000;
 
 /** Opens (and for PGlite, locks) the database. Does not migrate: call `migrate()`. */
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
@@ -81,7 +91,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   let pglite: PGlite;
   let opened: PGlite | undefined;
   try {
-    opened = await PGlite.create(join(opts.dataDir, 'pglite'));
+    opened = opts.pgliteThread === 'worker' ? (await PgliteThread.create(join(opts.dataDir, 'pglite'))).asPGlite() : await PGlite.create(join(opts.dataDir, 'pglite'));
     pglite = opened;
     // PGlite made files 0666 as it opened (a fresh cluster: all of them).
     secureDataFolder(opts.dataDir);
@@ -90,13 +100,16 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     lock.release();
     throw err;
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  // One session: every transaction waits for the one before it, so a burst (24 enrolments racing 4
+  // deployments) queues longer than Prisma's default 2 s maxWait, the more so with each statement a
+  // hop to the database's thread. Past this wait it is still P2028: a 503 with Retry-After.
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions: { maxWait: pgliteTransactionMaxWaitMs } });
   const driver = pgliteMigrationDriver(pglite);
   let closed = false;
   return {
     prisma,
     kind: 'pglite',
-    where: `pglite:${opts.dataDir}`,
+    where: `pglite:${opts.dataDir}${opts.pgliteThread === 'worker' ? ' (own thread)' : ''}`,
     migrationDriver: driver,
     migrate: () => applyMigrations(driver, migrations),
     pending: () => pendingMigrations(driver, migrations),

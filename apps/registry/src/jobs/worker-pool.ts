@@ -61,11 +61,15 @@ const here = import.meta.url;
 /** The registry runs from its TypeScript sources (vitest, tsx `--conditions=@probeyard/source`) or from dist/. */
 const fromSource = here.endsWith('.ts');
 
-function startWorker(entry: URL, resourceLimits: Worker['resourceLimits']): Worker {
+/**
+ * Starts the worker module `entry` (a URL without extension: `.ts` from sources, `.js` from dist/).
+ * Also used for the thread that holds the PGlite database (src/db/pglite-thread.ts).
+ */
+export function startModuleWorker(entry: URL, resourceLimits?: Worker['resourceLimits']): Worker {
   const file = new URL(`${entry.href}${fromSource ? '.ts' : '.js'}`);
   // dist/: plain JavaScript, packages resolved by their default condition. No execArgv of this
   // process (a `--conditions` or loader given to the server is not the worker's business).
-  if (!fromSource) return new Worker(file, { execArgv: [], resourceLimits });
+  if (!fromSource) return new Worker(file, { execArgv: [], ...(resourceLimits ? { resourceLimits } : {}) });
   // Sources: the worker installs tsx's loader on its own thread, then loads the .ts entry with the
   // `@probeyard/source` condition, so it runs the same packages' sources as the tests.
   // (tsx is a dev dependency: sources run only in development. Tried and failed on Node 20:
@@ -73,7 +77,7 @@ function startWorker(entry: URL, resourceLimits: Worker['resourceLimits']): Work
   // CommonJS API from the eval'd code, which resolves its loader wrongly. Hence its ESM API by file.)
   const tsx = pathToFileURL(join(dirname(createRequire(here).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
   const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(file.href)}); });`;
-  return new Worker(boot, { eval: true, execArgv: ['--conditions=@probeyard/source'], resourceLimits });
+  return new Worker(boot, { eval: true, execArgv: ['--conditions=@probeyard/source'], ...(resourceLimits ? { resourceLimits } : {}) });
 }
 
 /** What a worker answers to one task. */
@@ -106,7 +110,7 @@ class PoolWorker<Outcome> {
       this.onGone = reject;
     });
     this.ready.catch(() => {});
-    this.worker = startWorker(entry, { maxOldGenerationSizeMb: maxHeapMb, maxYoungGenerationSizeMb: Math.min(32, Math.max(4, maxHeapMb / 8)), stackSizeMb: 4 });
+    this.worker = startModuleWorker(entry, { maxOldGenerationSizeMb: maxHeapMb, maxYoungGenerationSizeMb: Math.min(32, Math.max(4, maxHeapMb / 8)), stackSizeMb: 4 });
     this.worker.on('message', (m: WorkerReply<Outcome> | { type: 'ready' }) => {
       if ('type' in m) this.onReady();
       else if (this.waiting?.id === m.id) {

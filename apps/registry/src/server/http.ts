@@ -5,6 +5,7 @@ import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { createContextFactory, type RegistryDeps, type RequestLog } from '../context.js';
 import { appRouter, createCaller } from '../router.js';
 import { clientAddress, type TrustedProxies } from './client-address.js';
+import { busyDatabaseError, retryAfterSeconds, toTrpcError } from '../errors.js';
 import type { Logger } from './log.js';
 
 /** The largest request body the API reads (bigger requests get 413 before any work is done). */
@@ -52,10 +53,16 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
         authorization: req.headers.authorization,
         ip: ipOf(req),
         requestId: (req.headers['x-request-id'] as string | undefined) ?? randomUUID(),
+      }).catch((err: unknown) => {
+        // Resolving the caller's token reads the database: a busy one is a 503 here too.
+        const busy = busyDatabaseError(err);
+        throw busy ? toTrpcError(busy) : err;
       });
       logs.set(req, ctx.log);
       return ctx;
     },
+    // A 503 (the database was busy) says when to come back.
+    responseMeta: ({ errors }) => (errors.some((e) => e.code === 'SERVICE_UNAVAILABLE') ? { headers: { 'retry-after': String(retryAfterSeconds) } } : {}),
     onError: ({ error, path }) => {
       if (error.code === 'INTERNAL_SERVER_ERROR') opts.logger({ level: 'error', procedure: path, error: error.message, stack: error.cause?.stack });
     },

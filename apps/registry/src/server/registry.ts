@@ -24,6 +24,11 @@ export interface StoreOptions {
   dataDir: string;
   /** `postgres://…` to use PostgreSQL instead of PGlite. */
   databaseUrl?: string | undefined;
+  /**
+   * PGlite: the thread that runs the database (src/db/open.ts). The server's default is `worker`
+   * (statements never hold its event loop), or `PROBEYARD_PGLITE_THREAD=main`.
+   */
+  pgliteThread?: 'main' | 'worker' | undefined;
 }
 
 export interface StartOptions extends StoreOptions {
@@ -87,8 +92,16 @@ function envTimeoutMs(name: string): number | undefined {
   return ms;
 }
 
+function envPgliteThread(): 'main' | 'worker' | undefined {
+  const raw = process.env.PROBEYARD_PGLITE_THREAD;
+  if (raw === undefined || raw === '') return undefined;
+  if (raw !== 'main' && raw !== 'worker') throw new RegistryError('bad_request', `PROBEYARD_PGLITE_THREAD: main or worker, not ${raw}`);
+  return raw;
+}
+
 async function openAndMigrate(opts: StoreOptions, logger: Logger): Promise<Database> {
-  const db = await openDatabase(opts);
+  const { dataDir, databaseUrl, pgliteThread } = opts;
+  const db = await openDatabase({ dataDir, ...(databaseUrl ? { databaseUrl } : {}), ...(pgliteThread ? { pgliteThread } : {}) });
   try {
     const applied = await db.migrate();
     for (const name of applied) logger({ level: 'info', msg: 'migration applied', migration: name });
@@ -105,7 +118,7 @@ export async function startRegistry(opts: StartOptions): Promise<RunningRegistry
   // Checked before the database opens: a typo in an address fails the start at once.
   const proxies = opts.trustedProxies ?? envTrustedProxies();
   const trustedProxies = proxies.length > 0 ? new TrustedProxies(proxies) : undefined;
-  const db = await openAndMigrate(opts, logger);
+  const db = await openAndMigrate({ ...opts, pgliteThread: opts.pgliteThread ?? envPgliteThread() ?? 'worker' }, logger);
   let http: HttpServer | undefined;
   let runner: CompatJobRunner | undefined;
   let parser: UploadParser | undefined;
