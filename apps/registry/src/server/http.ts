@@ -145,6 +145,12 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
   });
   server.requestTimeout = 60_000;
   server.headersTimeout = 20_000;
+  // An idle kept-alive connection is closed after 65 s, not Node's 5 s. Clients (agents, the web
+  // app, the CLI: undici) reuse a connection until 1 s before the time this server announces; on a
+  // busy host this thread may run its timers late, close the connection as a request arrives on it
+  // and the client sees a reset ("socket hang up"). Agents poll every few seconds: with 5 s the
+  // window was every poll's, with 65 s it is only a connection's that sat idle for a minute.
+  server.keepAliveTimeout = 65_000;
 
   return {
     server,
