@@ -122,6 +122,7 @@ describe.each(backends)('providers on %s', (backend) => {
       await a.owner.provider.publish({ text: io('1.0.0', false) });
       await expect(b.owner.provider.get({ name: 'io' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
       await expect(b.owner.provider.yank({ name: 'io', version: '1.0.0', reason: 'mine now' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(b.owner.provider.coverage({ name: 'io' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
       expect((await b.owner.provider.list()).providers).toEqual([]);
       const err = await b.owner.program.publish({ name: 'iodone', version: '1.0.0', artifact: await scriptArtifact() }).catch((e: unknown) => e);
       expect(err).toMatchObject({ code: 'BAD_REQUEST' });
@@ -179,6 +180,12 @@ describe.each(backends)('providers on %s', (backend) => {
         old: { verdict: 'compatible', via: ['io:::done via io@1.1.0, implementation for errors (before 4.20)'], reasons: [] },
         new: { verdict: 'relocated', via: ['io:::done via io@1.1.0, implementation for error'], reasons: [] },
       });
+      const coverage = await t.owner.provider.coverage({ name: 'io', version: '1.1.0' });
+      expect(coverage.kernels.map((k) => [k.profile, k.probes.map((p) => [p.probe, p.status, p.implementation])])).toEqual([
+        ['new', [['done', 'resolved', 'error']]],
+        ['old', [['done', 'resolved', 'errors (before 4.20)']]],
+      ]);
+      expect((await t.owner.provider.coverage({ name: 'io', version: '1.0.0' })).kernels[0]!.probes[0]).toMatchObject({ status: 'incompatible', implementation: null });
       const versions = await t.owner.version.list({ name: 'iodone' });
       expect(versions.versions.map((v) => [v.version, v.digest])).toEqual([['1.0.0', pub.version.digest]]);
 
