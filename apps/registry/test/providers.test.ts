@@ -78,7 +78,7 @@ describe.each(backends)('providers on %s', (backend) => {
     it('publishes immutable versions with an audit row; the same text again is a no-op, another text a conflict', async () => {
       const t = await h.tenant('prov-pub');
       const r = await t.owner.provider.publish({ text: io('1.0.0', false) });
-      expect(r).toMatchObject({ provider: 'io', created: true, version: { version: '1.0.0', yankedAt: null } });
+      expect(r).toMatchObject({ provider: 'io', created: true, version: { version: '1.0.0', yankedAt: null }, recomputedTenants: 0 });
       expect((await t.owner.provider.publish({ text: io('1.0.0', false) })).created).toBe(false);
       await expect(t.owner.provider.publish({ text: io('1.0.0', true) })).rejects.toMatchObject({ code: 'CONFLICT' });
       await t.owner.provider.publish({ text: io('1.1.0', true) });

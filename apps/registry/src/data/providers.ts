@@ -94,7 +94,8 @@ async function recomputeUsers(tx: Tx, scope: string, name: string, major: number
     const users = await tx.programVersion.findMany({ where: { providerPins: { path: [name], equals: major } }, distinct: ['tenantId'], select: { tenantId: true } });
     tenants = users.map((u) => u.tenantId).filter((t) => !shadowing.has(t));
   } else {
-    tenants = [scope];
+    const users = await tx.programVersion.count({ where: { tenantId: scope, providerPins: { path: [name], equals: major } } });
+    tenants = users > 0 ? [scope] : [];
   }
   if (tenants.length === 0) return [];
   await tx.compatResult.updateMany({ where: { tenantId: { in: tenants }, version: { providerPins: { path: [name], equals: major } } }, data: { engine: '' } });
