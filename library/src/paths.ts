@@ -9,6 +9,8 @@ export const programsDir = join(libraryDir, 'programs');
 export const kernelsDir = join(libraryDir, 'kernels');
 /** The test recordings (`*.dat`) and `record.sh`. */
 export const recordingsDir = join(libraryDir, 'recordings');
+/** The providers the library ships (`providers/<name>.json`, packages/compat's provider format). */
+export const providersDir = join(libraryDir, 'providers');
 /** The generated catalog. */
 export const catalogPath = join(libraryDir, 'catalog.json');
 /** The library README (its generated sections sit between markers). */

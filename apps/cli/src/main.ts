@@ -17,6 +17,7 @@ import { deploymentsCommand } from './commands/deployments.js';
 import { kernelsCommand } from './commands/kernels.js';
 import { publishCommand } from './commands/publish.js';
 import { versionsCommand } from './commands/versions.js';
+import { providersCommand } from './commands/providers.js';
 import { yankCommand } from './commands/yank.js';
 import { verifyCommand } from './commands/verify.js';
 import { compatCommand } from './commands/compat.js';
@@ -30,7 +31,7 @@ export { CliError, type CliIo, ExitCode } from './io.js';
 export type { Command } from './command.js';
 
 /** Every subcommand, in the order `--help` lists them. */
-export const commands: readonly Command[] = [asmCommand, disasmCommand, verifyCommand, reportCommand, demoCommand, conformancePluginCommand, upCommand, serveCommand, adminCommand, loginCommand, tokensCommand, membersCommand, invitationsCommand, publishCommand, versionsCommand, yankCommand, kernelsCommand, agentsCommand, deployCommand, deploymentsCommand, inspectCommand, compatCommand, diffFormatsCommand, runCommand, liveCommand];
+export const commands: readonly Command[] = [asmCommand, disasmCommand, verifyCommand, reportCommand, demoCommand, conformancePluginCommand, upCommand, serveCommand, adminCommand, loginCommand, tokensCommand, membersCommand, invitationsCommand, publishCommand, versionsCommand, yankCommand, providersCommand, kernelsCommand, agentsCommand, deployCommand, deploymentsCommand, inspectCommand, compatCommand, diffFormatsCommand, runCommand, liveCommand];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

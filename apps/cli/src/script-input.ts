@@ -1,8 +1,9 @@
 // Scripts as CLI input: a `.bt` file, `-e 'SCRIPT'`, or a script artifact (what publish stores),
 // compiled by packages/script for a kernel profile; compile errors are printed as a compiler
 // prints them (line, column, caret, hint) and end the command with exit code 2.
-import type { KernelProfile, ProgramSpec } from '@probeyard/compat';
-import { type CompiledScript, compileScript, compileScriptArtifact, formatDiagnostics, isScriptArtifact, noTarget, targetOfProfile } from '@probeyard/script';
+import { readFileSync } from 'node:fs';
+import { isCompatError, type KernelProfile, type ProgramSpec, type ProviderDefinition, parseProvider } from '@probeyard/compat';
+import { type CompiledScript, compileScript, compileScriptArtifact, formatDiagnostics, isScriptArtifact, noTarget, providerResolver, targetOfProfile } from '@probeyard/script';
 import { CliError, ExitCode } from './io.js';
 
 /** Whether PROGRAM names a script by its extension. */
@@ -15,10 +16,11 @@ export const isScriptInput = (path: string, bytes: Uint8Array) => isScriptPath(p
  * Compiles a script (its source, or an artifact) for a kernel profile (its events and formats;
  * none: scripts that read no `args` and use no wildcards still compile).
  */
-export async function compileForCli(name: string, bytes: Uint8Array, profile: KernelProfile | undefined): Promise<CompiledScript> {
+export async function compileForCli(name: string, bytes: Uint8Array, profile: KernelProfile | undefined, providers?: readonly ProviderDefinition[]): Promise<CompiledScript> {
+  const resolver = providers === undefined ? {} : { providers: providerResolver(providers) };
   const r = isScriptArtifact(bytes)
-    ? await compileScriptArtifact(bytes, { name })
-    : await compileScript(new TextDecoder().decode(bytes), { name, target: profile === undefined ? noTarget : targetOfProfile(profile) });
+    ? await compileScriptArtifact(bytes, { name, ...resolver })
+    : await compileScript(new TextDecoder().decode(bytes), { name, target: profile === undefined ? noTarget : targetOfProfile(profile), ...resolver });
   if (!r.ok) {
     const n = r.diagnostics.length;
     throw new CliError(`${formatDiagnostics(r.source, r.diagnostics)}${n} error${n === 1 ? '' : 's'}`, ExitCode.usage);
@@ -27,6 +29,25 @@ export async function compileForCli(name: string, bytes: Uint8Array, profile: Ke
 }
 
 /** The spec of a script (see {@link compileForCli}). */
-export async function scriptSpec(name: string, bytes: Uint8Array, profile: KernelProfile | undefined): Promise<ProgramSpec> {
-  return (await compileForCli(name, bytes, profile)).spec;
+export async function scriptSpec(name: string, bytes: Uint8Array, profile: KernelProfile | undefined, providers?: readonly ProviderDefinition[]): Promise<ProgramSpec> {
+  return (await compileForCli(name, bytes, profile, providers)).spec;
+}
+
+/** Provider definitions from files (`--provider FILE`, packages/compat's JSON format); unreadable or malformed: exit 2. */
+export function readProviderFiles(paths: readonly string[] | undefined): ProviderDefinition[] | undefined {
+  if (paths === undefined || paths.length === 0) return undefined;
+  return paths.map((path) => {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (e) {
+      throw new CliError(`${path}: ${(e as Error).message}`, ExitCode.usage);
+    }
+    try {
+      return parseProvider(text);
+    } catch (e) {
+      if (isCompatError(e)) throw new CliError(`${path}: ${e.message}`, ExitCode.usage);
+      throw e;
+    }
+  });
 }

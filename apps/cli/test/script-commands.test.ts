@@ -1,12 +1,13 @@
 // probeyard run / inspect / compat with scripts (.bt files and -e), through run(argv, io), over the
 // bundled recording; expectations counted from the recording with packages/formats.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findField, readFieldString } from '@probeyard/formats';
 import { openTraceDatFile } from '@probeyard/formats/node';
 import { describe, expect, it } from 'vitest';
 import { run } from '../src/main.js';
-import { examplesDir, kernelDir } from './compat-fixtures.js';
+import { examplesDir, kernelDir, repoRoot } from './compat-fixtures.js';
 import { bufferIo } from './support/buffer-io.js';
 
 const recording = join(examplesDir, '..', 'recordings', 'sched-small.dat');
@@ -114,6 +115,35 @@ describe('probeyard inspect and compat with a script', () => {
     const r = await cli(['compat', 'q.bt', '--built-against', kernelDir('linux-6.18'), '--kernel', kernelDir('android-3.4.0')], { 'q.bt': 'tracepoint:sched:sched_switch { @[args.prev_pid] = count(); }' });
     expect(r.out).toContain('relocated');
     expect(r.out).toContain('prev_pid: offset 24 → 28');
+  });
+});
+
+describe('probeyard run with provider probes (--provider)', () => {
+  const procs = join(repoRoot, 'library', 'recordings', 'procs.dat');
+  const provider = join(repoRoot, 'library', 'providers', 'proc.json');
+  it('proc:::exec and proc:::fork through the library provider print the maps the raw tracepoint scripts print', async () => {
+    const via = await cli(['run', '-e', 'proc:::exec { @e[args.filename] = count(); } proc:::fork { @f[args.parent_comm, args.child_pid] = count(); }', '--provider', provider, '--feed', procs]);
+    const raw = await cli(['run', '-e', 't:sched:sched_process_exec { @e[str(args.filename)] = count(); } t:sched:sched_process_fork { @f[str(args.parent_comm), args.child_pid] = count(); }', '--feed', procs]);
+    expect(raw.code).toBe(0);
+    expect(via.code).toBe(0);
+    // the recording's README: five /bin/true among its 11 execs
+    expect(via.out).toMatch(/@e\[\S*\/true\]: 5\n/);
+    expect(via.out).toBe(raw.out);
+  });
+
+  it('without the provider the probe is a compile error saying so; a malformed provider file is unusable input', async () => {
+    const none = await cli(['run', '-e', 'proc:::exec { @ = count(); }', '--feed', procs]);
+    expect(none.code).toBe(2);
+    expect(none.err).toContain("probe proc:::exec: no provider 'proc' is known here");
+    const dir = mkdtempSync(join(tmpdir(), 'probeyard-cli-prov-'));
+    try {
+      writeFileSync(join(dir, 'p.json'), '{"provider":"proc"}');
+      const bad = await cli(['run', '-e', 'proc:::exec { @ = count(); }', '--provider', join(dir, 'p.json'), '--feed', procs]);
+      expect(bad.code).toBe(2);
+      expect(bad.err).toContain('p.json: provider proc: version: want semver');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

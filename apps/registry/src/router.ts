@@ -62,6 +62,11 @@ import { tenantCreate } from './procedures/tenant/create.js';
 import { tokenCreate } from './procedures/token/create.js';
 import { tokenList } from './procedures/token/list.js';
 import { tokenRevoke } from './procedures/token/revoke.js';
+import { providerCoverage } from './procedures/provider/coverage.js';
+import { providerGet } from './procedures/provider/get.js';
+import { providerList } from './procedures/provider/list.js';
+import { providerPublish, providerPublishInstance } from './procedures/provider/publish.js';
+import { providerYank, providerYankInstance } from './procedures/provider/yank.js';
 import { whoami } from './procedures/whoami.js';
 import { createCallerFactory, router } from './trpc.js';
 
@@ -101,6 +106,7 @@ export const appRouter = router({
   deployment: router({ create: deploymentCreate, preview: deploymentPreview, list: deploymentList, get: deploymentGet, stop: deploymentStop, outputs: deploymentOutputs }),
   kernel: router({ list: kernelList, get: kernelGet, upload: kernelUpload, diff: kernelDiff, events: kernelEvents, format: kernelFormat, formatsFor: kernelFormatsFor, delete: kernelDelete }),
   program: router({ list: programList, get: programGet, publish: programPublish }),
+  provider: router({ list: providerList, get: providerGet, coverage: providerCoverage, publish: providerPublish, yank: providerYank, publishInstance: providerPublishInstance, yankInstance: providerYankInstance }),
   version: router({ list: versionList, get: versionGet, spec: versionSpec, yank: versionYank }),
   output: router({ latest: outputLatest, series: outputSeriesProcedure, events: outputEvents, watch: outputWatch }),
   compat: router({

@@ -188,13 +188,15 @@ export async function openHarness(backend: Backend, deps_: Partial<Omit<Registry
         p.enrollmentToken.count(),
         p.program.count(),
       ]);
-      const [versions, kernelProfiles, compatResults, compatJobs] = await Promise.all([
+      const [versions, kernelProfiles, compatResults, compatJobs, providers, providerVersions] = await Promise.all([
         p.programVersion.count(),
         p.kernelProfile.count(),
         p.compatResult.count(),
         p.compatJob.count(),
+        p.provider.count(),
+        p.providerVersion.count(),
       ]);
-      return { tenants, users, memberships, tokens, audit, agents, enrollments, programs, versions, kernelProfiles, compatResults, compatJobs };
+      return { tenants, users, memberships, tokens, audit, agents, enrollments, programs, versions, kernelProfiles, compatResults, compatJobs, providers, providerVersions };
     },
     async close() {
       // The fleet state's timers (audit sync, last-seen flush) must not query a closing database.

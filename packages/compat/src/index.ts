@@ -114,3 +114,26 @@ export {
   formatEventDiffs,
 } from './format-diff.js';
 export { parseRodataAssignment, type RodataValue, setRodata } from './rodata.js';
+export {
+  type ProviderArgType,
+  type ProviderArgExpr,
+  type FieldKind,
+  type ProviderCondition,
+  type ProviderImplementation,
+  type ProviderProbeArg,
+  type ProviderProbeDefinition,
+  type ProviderDefinition,
+  type ProviderKernel,
+  type SkippedImplementation,
+  type ProbeResolution,
+  type ProbeResolutionFailure,
+  providerKernelOf,
+  parseProviderArgExpression,
+  fieldKindOf,
+  parseProvider,
+  providerFromJson,
+  formatProvider,
+  parseProviderVersion,
+  resolveProviderProbe,
+  providerSummary,
+} from './provider.js';

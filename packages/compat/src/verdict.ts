@@ -19,6 +19,8 @@ export type ReasonKind =
   | 'verifier-rejected'
   | 'unsupported-attach'
   | 'signedness-changed'
+  /** A provider probe (`proc:::fork`) that no implementation of the provider serves on this kernel. */
+  | 'provider-unresolved'
   /**
    * Not a refusal: the program reads kernel memory (bpf_probe_read_kernel from a pointer such as
    * bpf_get_current_task's task_struct) that a userspace runtime cannot see; those reads fail with
@@ -59,6 +61,11 @@ export interface ProgramVerdict {
   changes: string[];
   /** Fields a `field exists` check found absent on this kernel (the program adapts to them). */
   absentFields: string[];
+  /**
+   * For a program of a provider probe: the probe and the implementation chosen on this kernel
+   * (`proc:::fork via proc@1.2.0, implementation for __data_loc parent_comm`).
+   */
+  via?: string;
 }
 
 export interface Verdict {
@@ -277,6 +284,7 @@ export function formatVerdict(v: Verdict): string {
     for (const r of p.reasons) lines.push(`  ${r.kind}: ${r.text}`);
     for (const c of p.changes) lines.push(`  relocated ${p.program}: ${c}`);
     for (const f of p.absentFields) lines.push(`  ${p.program}: field ${f} absent here (checked with field exists)`);
+    if (p.via !== undefined) lines.push(`  ${p.program}: ${p.via}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -45,6 +45,21 @@ export interface CompiledScript {
   artifact: Uint8Array;
   warnings: ScriptDiagnostic[];
   source: SourceText;
+  /** Each program of a provider probe, with the implementation it was compiled through. */
+  providerPrograms: ProviderProgram[];
+}
+
+/** A program compiled for a provider probe: `proc:::fork` via `proc@1.2.0, implementation for …`. */
+export interface ProviderProgram {
+  program: string;
+  /** The probe as written (`proc:::fork`). */
+  probe: string;
+  /** `system/event` of the implementation. */
+  event: string;
+  /** What the resolver said (`proc@1.2.0, implementation for __data_loc parent_comm`), '' when it said nothing. */
+  via: string;
+  /** Which implementation (`__data_loc parent_comm`), '' when the resolver said nothing: the same one at another provider version compiles to the same code. */
+  implementation: string;
 }
 
 /** A script that did not compile: every diagnostic, with its place. */
@@ -311,6 +326,7 @@ export async function compileScript(text: string, options: CompileOptions = {}):
   };
 
   const programs: SpecProgram[] = [];
+  const providerPrograms: ProviderProgram[] = [];
   const names = new Set<string>();
   let startStored = false;
   const emptyBegin: ProbeNode = { attachPoints: [{ text: 'BEGIN', span: { start: 0, end: 0 } }], predicate: undefined, body: [], span: { start: 0, end: 0 } };
@@ -330,6 +346,7 @@ export async function compileScript(text: string, options: CompileOptions = {}):
       const section = r.kind === 'tracepoint' ? `tracepoint/${r.system}/${r.event}` : runtimeProbeSection(r.probe);
       const attach: SpecProgram['attach'] = r.kind === 'tracepoint' ? { kind: 'tracepoint', system: r.system, event: r.event } : { kind: 'other', section };
       programs.push({ name, section, attach, instructions, fieldRelocations: gen.relocations });
+      if (r.kind === 'tracepoint' && r.provider !== undefined) providerPrograms.push({ program: name, probe: r.name, event: `${r.system}/${r.event}`, via: r.provider.via ?? '', implementation: r.provider.implementation ?? '' });
     } catch (e) {
       report(e);
     }
@@ -371,7 +388,7 @@ export async function compileScript(text: string, options: CompileOptions = {}):
     });
     if (diagnostics.length > 0) return failed();
   }
-  return { ok: true, spec, artifact, warnings: [], source };
+  return { ok: true, spec, artifact, warnings: [], source, providerPrograms };
 }
 
 /** {@link compileScript}, throwing a {@link ScriptError} with the formatted diagnostics when it fails. */

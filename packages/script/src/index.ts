@@ -5,10 +5,12 @@ export type { ScriptAst, ProbeNode, AttachPointNode, Stmt, Expr, MapExpr, VarExp
 export { parseScript, parseExpression } from './parser.js';
 export { type ScriptTarget, targetOf, targetOfFormats, targetOfProfile, noTarget } from './target.js';
 export { type ProviderProbe, type ProviderBinding, type ProviderResolver, type ResolvedProbe, resolveAttachPoint } from './probes.js';
+export { type ProviderFailure, type ScriptCompatOptions, providerResolver, checkScriptCompat } from './providers.js';
 export { type ScriptType, type FieldShape, fieldShape, STRING_SIZE } from './script-types.js';
 export {
   type CompileOptions,
   type CompiledScript,
+  type ProviderProgram,
   type FailedScript,
   type CompileResult,
   type ScriptArtifact,

@@ -24,6 +24,8 @@ export interface ProviderBinding {
   args: Readonly<Record<string, string>>;
   /** Named in messages: `proc@1.2.0, implementation for __data_loc parent_comm`. */
   via?: string;
+  /** Which implementation of the probe this is (`__data_loc parent_comm`), whatever the provider's version. */
+  implementation?: string;
 }
 
 /** Resolves provider probes for a target; a string is the reason it cannot (shown to the user). */

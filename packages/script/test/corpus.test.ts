@@ -3,10 +3,12 @@
 // does; every expectation is computed here from the recording's records, read independently with
 // packages/formats. The bundled recording (examples/recordings) always runs; the shared corpus's
 // (trace.dat with sched and irq events, big.dat with 1.37 million syscalls) when present.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { parseProvider } from '@probeyard/compat';
 import { join } from 'node:path';
 import type { JsonValue } from '@probeyard/runtime';
 import { describe, expect, it } from 'vitest';
+import { providerResolver } from '../src/providers.js';
 import { repoRoot } from './support/formats.js';
 import { countRows, log2Slot, type PlainRecord, readRecording, runOnRecording } from './support/recording.js';
 
@@ -183,4 +185,37 @@ describe.skipIf(!haveBig)('syscall one-liners over 1.37 million syscalls (big.da
   it.each(syscallCases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     check(await runOnRecording(c.script, big), c.expect(recs));
   }, 300_000);
+});
+
+// Provider probes (issue 19) over the same recordings: the library's providers (read as files:
+// library/providers/*.json), resolved for the recording's formats, read the same values as the
+// raw-tracepoint scripts, which are checked against the records themselves.
+const libraryProvider = (name: string) => parseProvider(readFileSync(join(repoRoot, 'library', 'providers', `${name}.json`), 'utf8'));
+const providerCases: { name: string; viaProvider: string; raw: string; file: () => string; maps: string[] }[] = [
+  {
+    name: 'sched:::switch and sched:::wakeup on trace.dat',
+    viaProvider: 'sched:::switch { @[args.prev_comm, args.next_pid] = count(); @state[args.prev_state] = count(); } sched:::wakeup /args.target_cpu == 1/ { @woken[args.comm, args.pid] = count(); }',
+    raw: 't:sched:sched_switch { @[args.prev_comm, args.next_pid] = count(); @state[args.prev_state] = count(); } t:sched:sched_wakeup /args.target_cpu == 1/ { @woken[args.comm, args.pid] = count(); }',
+    file: () => traceDat,
+    maps: ['', 'state', 'woken'],
+  },
+  {
+    name: 'syscall:::entry on big.dat (1.37 million syscalls)',
+    viaProvider: 'syscall:::entry { @[args.id] = count(); @fd[args.id, args.arg0 & 0xff] = count(); }',
+    raw: 't:raw_syscalls:sys_enter { @[args.id] = count(); @fd[args.id, args.args[0] & 0xff] = count(); }',
+    file: () => big,
+    maps: ['', 'fd'],
+  },
+];
+describe.skipIf(!haveCorpus)('provider probes over the corpus recordings read what the raw tracepoints read', () => {
+  it.each(providerCases.filter((c) => existsSync(c.file())).map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    const providers = providerResolver(['sched', 'syscall'].map(libraryProvider));
+    const viaProvider = await runOnRecording(c.viaProvider, c.file(), { providers });
+    const raw = await runOnRecording(c.raw, c.file());
+    for (const name of c.maps) {
+      expect(viaProvider.maps.get(name)!.length, `@${name}`).toBeGreaterThan(0);
+      expect(viaProvider.maps.get(name), `@${name}`).toEqual(raw.maps.get(name));
+    }
+    expect(viaProvider.drawn).toBe(raw.drawn);
+  }, 600_000);
 });

@@ -9,6 +9,7 @@ import {
   profileFormat,
   readProgramSpec,
   specToJson,
+  type ProviderDefinition,
 } from '@probeyard/compat';
 import { readProfile } from '@probeyard/compat/node';
 import type { EventFormat } from '@probeyard/formats';
@@ -57,9 +58,9 @@ export function profileFormats(profile: KernelProfile): EventFormat[] {
  * Reads PROGRAM as a spec, with the build-time formats of `builtAgainst` when given. A script
  * (`.bt`, or a script artifact) is compiled for `builtAgainst`'s kernel (`scriptProfile` first).
  */
-export async function loadSpecFile(io: CliIo, path: string, builtAgainst: string | undefined, scriptProfile?: KernelProfile): Promise<ProgramSpec> {
+export async function loadSpecFile(io: CliIo, path: string, builtAgainst: string | undefined, scriptProfile?: KernelProfile, providers?: readonly ProviderDefinition[]): Promise<ProgramSpec> {
   const bytes = await readInput(io, path);
-  if (isScriptInput(path, bytes)) return scriptSpec(path, bytes, scriptProfile ?? (builtAgainst === undefined ? undefined : await loadProfile(builtAgainst)));
+  if (isScriptInput(path, bytes)) return scriptSpec(path, bytes, scriptProfile ?? (builtAgainst === undefined ? undefined : await loadProfile(builtAgainst)), providers);
   const buildFormats = builtAgainst === undefined ? [] : profileFormats(await loadProfile(builtAgainst));
   try {
     return await readProgramSpec(bytes, { buildFormats });

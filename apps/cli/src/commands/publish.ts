@@ -3,7 +3,8 @@ import { readProfile } from '@probeyard/compat/node';
 import type { Command } from '../command.js';
 import { CliError, type CliIo, ExitCode } from '../io.js';
 import { callRegistry, parseOptions, registryClient, resolveTarget, targetOptions } from '../registry.js';
-import { compileForCli, isScriptPath } from '../script-input.js';
+import { compileForCli, isScriptPath, readProviderFiles } from '../script-input.js';
+import { fetchProviders } from './providers.js';
 import { readInput } from './asm.js';
 import { loadProfile } from './inspect.js';
 
@@ -27,6 +28,9 @@ bytes is a no-op, with other bytes a conflict. Progress goes to stderr.
                        layout): an events/ tree, a tarball, a trace.dat, or this machine's
                        tracefs; default live when readable, else none (then a script may read no
                        args and use no wildcards)
+  --provider FILE      a provider (JSON) the script's provider probes (proc:::exec) resolve through
+                       (repeatable); without one, a script with provider probes resolves through
+                       the providers the registry has for the tenant (its own, the instance's)
   --description TEXT   set the program's description
   --tag TAG            set the program's tags (repeat)
   --json               print the registry's answer as JSON
@@ -96,6 +100,7 @@ export const publishCommand: Command = {
       tag: { type: 'string', multiple: true },
       'built-against': { type: 'string' },
       kernel: { type: 'string' },
+      provider: { type: 'string', multiple: true },
       json: { type: 'boolean' },
     });
     if (positionals.length !== 1) throw new CliError(`expected one FILE, got ${positionals.length}\n\n${help}`);
@@ -105,10 +110,18 @@ export const publishCommand: Command = {
     let bytes = await readInput(io, file);
     if (bytes.length === 0) throw new CliError(`${file}: empty`);
     if (isScriptPath(file)) {
-      const compiled = await compileForCli(file, bytes, await scriptKernel(values.kernel));
+      // provider probes (`proc:::exec`): through --provider files, else the registry's providers
+      const usesProviders = /\b[a-z_][a-z0-9_]*:::[a-z_]/.test(new TextDecoder().decode(bytes));
+      let providers = readProviderFiles(values.provider);
+      if (providers === undefined && usesProviders) {
+        const { url, token } = resolveTarget(values);
+        if (!token) throw new CliError('no token: run `probeyard login`, or pass --token T or PROBEYARD_TOKEN');
+        providers = await fetchProviders(url, token);
+      }
+      const compiled = await compileForCli(file, bytes, await scriptKernel(values.kernel), providers);
       io.stderr(`publish: ${file} compiled: ${compiled.spec.programs.length} program${compiled.spec.programs.length === 1 ? '' : 's'}, ${compiled.spec.maps.length} map${compiled.spec.maps.length === 1 ? '' : 's'}\n`);
       bytes = compiled.artifact;
-    } else if (values.kernel !== undefined) throw new CliError('--kernel is for scripts (FILE.bt)');
+    } else if (values.kernel !== undefined || values.provider !== undefined) throw new CliError('--kernel and --provider are for scripts (FILE.bt)');
     const { url, token } = resolveTarget(values);
     if (!token) throw new CliError('no token: run `probeyard login`, or pass --token T or PROBEYARD_TOKEN');
     const api = registryClient(url, token, { fetch: progressFetch(io, 'publish') });

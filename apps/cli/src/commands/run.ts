@@ -8,7 +8,7 @@ import { openTraceDatStream, openTracefsStream, removeStaleInstances } from '@pr
 import { Dispatcher, drawMaps, encodeEvents, encodeMapSnapshot, formatOutputEvent, loadForProfile, type OutputEventJson, ScriptSession } from '@probeyard/runtime';
 import { type Command, parseCommandArgs } from '../command.js';
 import { CliError, ExitCode } from '../io.js';
-import { scriptSpec } from '../script-input.js';
+import { readProviderFiles, scriptSpec } from '../script-input.js';
 import { loadProfile, loadSpecFile } from './inspect.js';
 
 const help = `usage: probeyard run PROGRAM|-e SCRIPT --feed FILE.dat|live [--duration S] [--json] [--built-against P] [--set NAME=VALUE]...
@@ -30,6 +30,9 @@ printf lines print as they come, BEGIN, END and interval probes run as bpftrace 
   --set NAME=VAL   a .rodata option (\`const volatile\` variable) of the object, as a libbpf tool's
                    command line sets it before load (repeatable): --set filter_pid=1234
                    --set count_by_process=true. Frozen .rodata is constant to the verifier.
+  --provider FILE  a provider (JSON, packages/compat's format; repeatable) a script's provider
+                   probes resolve through: -e 'proc:::exec { @[args.filename] = count(); }'
+                   --provider library/providers/proc.json
   --json           print { verdict, records, eventsLost, lostByCpu, counters, maps } as JSON
                    (maps as in an agent's map_snapshot output, docs/OUTPUTS.md)
 
@@ -47,6 +50,7 @@ export const runCommand: Command = {
           'built-against': { type: 'string' },
           expr: { type: 'string', short: 'e' },
           set: { type: 'string', multiple: true },
+          provider: { type: 'string', multiple: true },
         }, help);
     const { values, positionals } = parsed;
     if (values.expr !== undefined && positionals.length > 0) throw new CliError(`-e SCRIPT and PROGRAM: give one of them\n\n${help}`);
@@ -57,7 +61,8 @@ export const runCommand: Command = {
     if (!Number.isFinite(duration) || duration <= 0) throw new CliError(`--duration takes seconds > 0, not ${values.duration}`);
     const profile = await loadProfile(feed);
     // a script compiles for the feed's kernel: its formats type args.FIELD, its events expand wildcards
-    const read = values.expr !== undefined ? await scriptSpec('-e', new TextEncoder().encode(values.expr), profile) : await loadSpecFile(io, positionals[0]!, values['built-against'], profile);
+    const providers = readProviderFiles(values.provider);
+    const read = values.expr !== undefined ? await scriptSpec('-e', new TextEncoder().encode(values.expr), profile, providers) : await loadSpecFile(io, positionals[0]!, values['built-against'], profile, providers);
     // --set NAME=VALUE: a .rodata option, as a libbpf tool's command line sets it before load
     let spec = read;
     if (values.set !== undefined && values.set.length > 0) {

@@ -2,9 +2,9 @@
 // into a spec, verify every program in it, build the manifest. Pure (no database): it runs on a
 // verifier worker (src/jobs/verify-worker.ts), never on the server's thread, since verifying one
 // small hostile program can take seconds.
-import { buildManifest, isCompatError, type Manifest, mapDefsOf, type ProgramSpec, type ProgramSpecJson, readProgramSpec, specToJson } from '@probeyard/compat';
+import { buildManifest, isCompatError, type Manifest, mapDefsOf, type ProgramSpec, type ProgramSpecJson, type ProviderDefinition, readProgramSpec, specToJson } from '@probeyard/compat';
 import { type EventFormat, isFormatError } from '@probeyard/formats';
-import { compileScriptArtifact, formatDiagnostics, isScriptArtifact, isScriptError } from '@probeyard/script';
+import { compileScriptArtifact, formatDiagnostics, isScriptArtifact, isScriptError, providerResolver } from '@probeyard/script';
 import { type Diagnostic, PERF_MAX_TRACE_SIZE, verify } from '@probeyard/verifier';
 import { RegistryError } from '../errors.js';
 
@@ -25,13 +25,19 @@ export interface ReadArtifact {
   spec: ProgramSpecJson;
   manifest: Manifest;
   report: { ok: boolean; programs: ProgramReport[] };
+  /** The providers a script's provider probes went through (name and version), when it has any. */
+  providers?: { name: string; version: string }[];
 }
 
 /** The spec of a script artifact; a script that does not compile (or a malformed artifact) is `bad_request`. */
-async function scriptArtifactSpec(bytes: Uint8Array): Promise<ProgramSpec> {
+async function scriptArtifactSpec(bytes: Uint8Array, providers: readonly ProviderDefinition[]): Promise<{ spec: ProgramSpec; used: { name: string; version: string }[] }> {
   try {
-    const r = await compileScriptArtifact(bytes, { name: 'script' });
-    if (r.ok) return r.spec;
+    const r = await compileScriptArtifact(bytes, { name: 'script', providers: providerResolver(providers) });
+    if (r.ok) {
+      const names = new Set(r.providerPrograms.map((p) => p.probe.slice(0, p.probe.indexOf(':'))));
+      const used = providers.filter((p) => names.has(p.name)).map((p) => ({ name: p.name, version: p.version }));
+      return { spec: r.spec, used };
+    }
     throw new RegistryError('bad_request', `publish: the script does not compile:\n${formatDiagnostics(r.source, r.diagnostics).trimEnd()}`);
   } catch (err) {
     if (isScriptError(err)) throw new RegistryError('bad_request', `publish: ${err.message}`, {}, { cause: err });
@@ -47,12 +53,13 @@ async function scriptArtifactSpec(bytes: Uint8Array): Promise<ProgramSpec> {
  * Unreadable bytes are `bad_request`; a verifier rejection is `program_rejected` with the
  * diagnostics in the error's context.
  */
-export async function readArtifact(bytes: Uint8Array, buildFormatsOf?: (events: Set<string>) => Promise<EventFormat[]>): Promise<ReadArtifact> {
+export async function readArtifact(bytes: Uint8Array, buildFormatsOf?: (events: Set<string>) => Promise<EventFormat[]>, providers: readonly ProviderDefinition[] = []): Promise<ReadArtifact> {
   if (bytes.length === 0) throw new RegistryError('bad_request', 'publish: the artifact is empty');
   let spec: ProgramSpec;
+  let used: { name: string; version: string }[] = [];
   if (isScriptArtifact(bytes)) {
     // a script artifact (packages/script: the source and the formats it was compiled for) compiles here again
-    spec = await scriptArtifactSpec(bytes);
+    ({ spec, used } = await scriptArtifactSpec(bytes, providers));
   } else {
     try {
       spec = await readProgramSpec(bytes);
@@ -86,5 +93,5 @@ export async function readArtifact(bytes: Uint8Array, buildFormatsOf?: (events: 
       diagnostics: reports.flatMap((r) => r.diagnostics.map((x) => ({ program: r.program, ...x }))),
     });
   }
-  return { spec: specToJson(spec), manifest: buildManifest(spec), report };
+  return { spec: specToJson(spec), manifest: buildManifest(spec), report, ...(used.length > 0 ? { providers: used } : {}) };
 }

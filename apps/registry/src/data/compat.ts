@@ -4,12 +4,14 @@
 // job without one covers every (version, profile) pair of its tenant that has no current result
 // (a new version). Both only compute what is missing, so a job that is run again after a crash,
 // or two jobs that overlap, do no harm: results are upserted by (version, profile).
-import { type Manifest, type ProgramSpec, type ProgramSpecJson, specFromJson } from '@probeyard/compat';
+import { buildManifest, type Manifest, type ProgramSpec, type ProgramSpecJson, type ProviderDefinition, specFromJson, verdictSummary } from '@probeyard/compat';
+import { checkScriptCompat, compileScriptArtifact, decodeScriptArtifact, formatDiagnostics, providerResolver } from '@probeyard/script';
 import type { Db } from '../db/open.js';
 import { notFound } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { writeAudit } from './audit.js';
-import { type CompatCell, type CompatProfileRows, type CompatSettings, compatProfileOf, computeCell } from './compat-cell.js';
+import { type CompatCell, type CompatProfileRows, type CompatSettings, compatProfileOf, computeCell, fieldDiffsOf } from './compat-cell.js';
+import { resolveProviders } from './providers.js';
 import type { Tx } from './tx.js';
 
 export type { CompatCell, CompatProfileRows, CompatSettings, FieldDiff, StoredReasons } from './compat-cell.js';
@@ -219,8 +221,23 @@ export async function runCompatJob(
     for (const t of todo) byVersion.set(t.versionId, [...(byVersion.get(t.versionId) ?? []), t.profileId]);
     for (const [versionId, profileIds] of byVersion) {
       if (shouldStop()) return await stopped();
-      const v = await db.programVersion.findUnique({ where: { id: versionId }, select: { spec: true, manifest: true } });
-      if (v) {
+      const v = await db.programVersion.findUnique({ where: { id: versionId }, select: { spec: true, manifest: true, providerPins: true, artifact: true } });
+      const pins = (v?.providerPins ?? {}) as Record<string, number>;
+      if (v && Object.keys(pins).length > 0) {
+        // a script with provider probes: resolved through the newest release of each pinned major, per profile
+        const providers = await resolveProviders(db, job.tenantId, pins);
+        const events = new Set([...eventsOfSpec(specFromJson(v.spec as unknown as ProgramSpecJson)), ...eventsOfProviders(providers)]);
+        for (const profileId of profileIds) {
+          if (shouldStop()) return await stopped();
+          const exists = await db.kernelProfile.findUnique({ where: { id: profileId }, select: { id: true } });
+          if (exists) {
+            const cell = await computeProviderCell(v.artifact, v.manifest as unknown as Manifest, providers, pins, await loadCompatProfileRows(db, profileId, events), settings);
+            await storeCell(db, job.tenantId, versionId, profileId, cell, engine);
+          }
+          done++;
+          await db.compatJob.update({ where: { id: jobId }, data: { done, leaseUntil: leaseFrom(clock) }, select: { id: true } });
+        }
+      } else if (v) {
         const specJson = v.spec as unknown as ProgramSpecJson;
         const spec = specFromJson(specJson);
         const manifest = v.manifest as unknown as Manifest;
@@ -230,18 +247,7 @@ export async function runCompatJob(
           const exists = await db.kernelProfile.findUnique({ where: { id: profileId }, select: { id: true } });
           if (exists) {
             const cell = await computeCellOf(job.tenantId, specJson, manifest, await loadCompatProfileRows(db, profileId, events), settings);
-            const data = { verdict: cell.verdict, reasons: cell.reasons as unknown as Prisma.InputJsonValue, engine, computedAt: new Date() };
-            try {
-              await db.compatResult.upsert({
-                where: { versionId_profileId: { versionId, profileId } },
-                create: { tenantId: job.tenantId, versionId, profileId, ...data },
-                update: data,
-                select: { id: true },
-              });
-            } catch (err) {
-              // The version or profile was deleted meanwhile: nothing to store.
-              if ((err as { code?: unknown }).code !== 'P2003') throw err;
-            }
+            await storeCell(db, job.tenantId, versionId, profileId, cell, engine);
           }
           done++;
           await db.compatJob.update({ where: { id: jobId }, data: { done, leaseUntil: leaseFrom(clock) }, select: { id: true } });
@@ -272,6 +278,48 @@ export async function runCompatJob(
     });
     return 'failed';
   }
+}
+
+/** Upserts one computed cell (a version or profile deleted meanwhile: nothing to store). */
+async function storeCell(db: Db, tenantId: string, versionId: string, profileId: string, cell: CompatCell, engine: string): Promise<void> {
+  const data = { verdict: cell.verdict, reasons: cell.reasons as unknown as Prisma.InputJsonValue, engine, computedAt: new Date() };
+  try {
+    await db.compatResult.upsert({
+      where: { versionId_profileId: { versionId, profileId } },
+      create: { tenantId, versionId, profileId, ...data },
+      update: data,
+      select: { id: true },
+    });
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 'P2003') throw err;
+  }
+}
+
+/** Bare event names every implementation of some providers attaches to. */
+function eventsOfProviders(providers: readonly ProviderDefinition[]): Set<string> {
+  const out = new Set<string>();
+  for (const p of providers) for (const probe of p.probes) for (const i of probe.implementations) out.add(i.event);
+  return out;
+}
+
+/**
+ * The cell of a script with provider probes (packages/script `checkScriptCompat`): its artifact
+ * compiled through the pinned providers' newest releases (the build), then resolved on the
+ * profile — the build relocated where the same implementations apply, compiled through others
+ * where the kernel needs them, `provider-unresolved` where none applies. Each program's `via`
+ * names the provider version and implementation. Computed on the job runner's thread (a compile
+ * and a verification per cell), not on a verifier worker.
+ */
+export async function computeProviderCell(artifact: Uint8Array, manifest: Manifest, providers: ProviderDefinition[], pins: Record<string, number>, rows: CompatProfileRows, settings: CompatSettings): Promise<CompatCell> {
+  const profile = compatProfileOf(rows);
+  const missing = Object.entries(pins).filter(([name]) => !providers.some((p) => p.name === name));
+  const unresolved = (text: string): CompatCell => ({ verdict: 'incompatible', reasons: { programs: [], reasons: [{ kind: 'provider-unresolved', program: '', event: '', text }], fieldDiffs: [] } });
+  if (missing.length > 0) return unresolved(`no release of ${missing.map(([n, m]) => `${n}@${m}.x`).join(', ')} to resolve through (all yanked, or the provider is gone)`);
+  const build = await compileScriptArtifact(artifact, { name: 'script', providers: providerResolver(providers) });
+  if (!build.ok) return unresolved(`the script does not compile through ${providers.map((p) => `${p.name}@${p.version}`).join(', ')} for the formats it was published against: ${formatDiagnostics(build.source, build.diagnostics).trimEnd()}`);
+  const v = await checkScriptCompat(decodeScriptArtifact(artifact).source, build, profile, { providers, strictCharSign: settings.strictCharSign });
+  const summary = verdictSummary(v);
+  return { verdict: summary.status, reasons: { programs: summary.programs, reasons: summary.reasons, fieldDiffs: fieldDiffsOf(v.relocated ? buildManifest(v.relocated) : manifest, profile) } };
 }
 
 /** The matrix of a tenant: its versions (optionally of one program, one version) × its profiles. */

@@ -70,6 +70,7 @@ export const versionDetailSelect = {
   ...versionSummarySelect,
   manifest: true,
   verifierReport: true,
+  providerPins: true,
   program: { select: { name: true } },
 } as const satisfies Prisma.ProgramVersionSelect;
 
@@ -134,6 +135,7 @@ export async function publishVersion(db: Db, input: PublishInput, read: ReadArti
           manifest: read.manifest as unknown as Prisma.InputJsonValue,
           verifierReport: read.report as unknown as Prisma.InputJsonValue,
           abi: ABI_TAG,
+          providerPins: Object.fromEntries((read.providers ?? []).map((p) => [p.name, parseSemver(p.version)?.major ?? 0])),
           publishedById: input.actor.kind === 'user' ? input.actor.id : null,
         },
         select: versionDetailSelect,
@@ -145,7 +147,7 @@ export async function publishVersion(db: Db, input: PublishInput, read: ReadArti
         action: 'program.publish',
         targetType: 'program_version',
         targetId: made.id,
-        detail: { program: input.name, version: input.version, digest, size: input.bytes.length, newProgram, compatJob: job.id },
+        detail: { program: input.name, version: input.version, digest, size: input.bytes.length, newProgram, compatJob: job.id, ...(read.providers ? { providers: read.providers } : {}) },
       });
       await hooks?.publishInTransaction?.();
       return { version: made, created: true, jobId: job.id };

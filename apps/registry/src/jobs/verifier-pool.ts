@@ -4,7 +4,7 @@
 // kernel profile. Both run on a `WorkerPool` (src/jobs/worker-pool.ts) under a deadline, with
 // per-tenant fairness: one tenant's burst of publishes holds at most half of the workers, and a
 // tenant with too many publishes waiting is told to retry (`rate_limited`).
-import type { Manifest, ProgramSpecJson } from '@probeyard/compat';
+import type { Manifest, ProgramSpecJson, ProviderDefinition } from '@probeyard/compat';
 import type { ReadArtifact } from '../data/artifact-read.js';
 import type { CompatCell, CompatProfileRows, CompatSettings } from '../data/compat-cell.js';
 import { RegistryError } from '../errors.js';
@@ -100,7 +100,13 @@ export class VerifierPool {
    * artifact reads and gives it the texts of those formats. Refusals as `readArtifact`; a
    * verification past the deadline or the worker's heap is `program_rejected` saying so.
    */
-  async readArtifact(tenant: string, bytes: Uint8Array, buildFormatsOf?: (events: Set<string>) => Promise<{ system: string; text: string }[]>): Promise<ReadArtifact> {
+  async readArtifact(
+    tenant: string,
+    bytes: Uint8Array,
+    buildFormatsOf?: (events: Set<string>) => Promise<{ system: string; text: string }[]>,
+    /** The provider definitions a script's provider probes resolve through. */
+    providers?: ProviderDefinition[],
+  ): Promise<ReadArtifact> {
     let buildFormats: { system: string; text: string }[] | undefined;
     if (buildFormatsOf) {
       const r = await this.run(tenant, { kind: 'events', bytes: copy(bytes) }, 'publish');
@@ -108,7 +114,7 @@ export class VerifierPool {
       buildFormats = await buildFormatsOf(new Set(r.events));
     }
     const own = copy(bytes);
-    const r = await this.run(tenant, { kind: 'read', bytes: own, ...(buildFormats ? { buildFormats } : {}) }, 'publish', [own.buffer]);
+    const r = await this.run(tenant, { kind: 'read', bytes: own, ...(buildFormats ? { buildFormats } : {}), ...(providers ? { providers } : {}) }, 'publish', [own.buffer]);
     if (!('read' in r)) throw new Error('publish: the verifier answered another task');
     return r.read;
   }

@@ -2,7 +2,7 @@
 // src/jobs/verifier-pool.ts, one task at a time): reads and verifies a published artifact, or
 // computes one compat cell (relocation and the verifier on the relocated programs). A refusal of
 // the registry (`bad_request`, `program_rejected` with its diagnostics) comes back as data.
-import { isCompatError, type Manifest, type ProgramSpecJson, readProgramSpec, specFromJson } from '@probeyard/compat';
+import { isCompatError, type Manifest, type ProgramSpecJson, type ProviderDefinition, readProgramSpec, specFromJson } from '@probeyard/compat';
 import { type EventFormat, isFormatError, parseEventFormat } from '@probeyard/formats';
 import { compileScript, formatDiagnostics, isScriptArtifact, noTarget, parseScript } from '@probeyard/script';
 import { type ReadArtifact, readArtifact } from '../data/artifact-read.js';
@@ -14,7 +14,7 @@ export type VerifyTask =
   /** The events an artifact reads (to fetch the formats it was built against), without verifying it. */
   | { kind: 'events'; bytes: Uint8Array<ArrayBuffer> }
   /** Parse and verify an artifact; `buildFormats`: the texts of the formats it was built against. */
-  | { kind: 'read'; bytes: Uint8Array<ArrayBuffer>; buildFormats?: { system: string; text: string }[] }
+  | { kind: 'read'; bytes: Uint8Array<ArrayBuffer>; buildFormats?: { system: string; text: string }[]; providers?: ProviderDefinition[] }
   | { kind: 'cell'; spec: ProgramSpecJson; manifest: Manifest; profile: CompatProfileRows; settings: CompatSettings }
   /** A live session's program: a script parsed (each agent compiles it for its own kernel), assembly assembled and verified. */
   | { kind: 'live'; language: 'script' | 'asm'; source: string };
@@ -87,7 +87,7 @@ async function run(task: VerifyTask): Promise<VerifyOutcome> {
     if (task.kind === 'events') return { ok: true, events: await eventsOf(task.bytes) };
     if (task.kind === 'read') {
       const formats = task.buildFormats;
-      return { ok: true, read: await readArtifact(task.bytes, formats ? async () => parsedFormats(formats) : undefined) };
+      return { ok: true, read: await readArtifact(task.bytes, formats ? async () => parsedFormats(formats) : undefined, task.providers) };
     }
     return { ok: true, cell: computeCell(specFromJson(task.spec), task.manifest, compatProfileOf(task.profile), task.settings) };
   } catch (err) {

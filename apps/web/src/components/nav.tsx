@@ -7,6 +7,7 @@ const items = [
   { href: '/programs', label: 'Programs' },
   { href: '/compat', label: 'Compatibility' },
   { href: '/kernels', label: 'Kernels' },
+  { href: '/providers', label: 'Providers' },
   { href: '/deployments', label: 'Deployments' },
   { href: '/agents', label: 'Agents' },
   { href: '/live', label: 'Live' },

@@ -47,9 +47,11 @@ export const versionDetailView = versionSummaryView.extend({
   program: z.string(),
   manifest: z.unknown(),
   verifierReport: z.unknown(),
+  /** Provider name → pinned major version (`{ "proc": 1 }`), for a script with provider probes. */
+  providerPins: z.record(z.string(), z.number()),
 });
 
 export function toVersionDetailView(v: Prisma.ProgramVersionGetPayload<{ select: typeof versionDetailSelect }>): z.infer<typeof versionDetailView> {
-  const { manifest, verifierReport, program, ...summary } = v;
-  return { ...toVersionSummaryView(summary), program: program.name, manifest, verifierReport };
+  const { manifest, verifierReport, program, providerPins, ...summary } = v;
+  return { ...toVersionSummaryView(summary), program: program.name, manifest, verifierReport, providerPins: (providerPins ?? {}) as Record<string, number> };
 }

@@ -1,7 +1,9 @@
+import { isScriptArtifact } from '@probeyard/script';
 import { z } from 'zod';
 import { base64Schema } from '../../base64.js';
 import { profileBuildFormatTexts } from '../../data/kernels.js';
 import { getProgram, parseSemver, publishVersion } from '../../data/programs.js';
+import { resolveProviders } from '../../data/providers.js';
 import { labelSchema, slugSchema, textSchema } from '../../schemas.js';
 import { userProcedure } from '../../trpc.js';
 import { programView, toProgramView, toVersionDetailView, versionDetailView } from './program-view.js';
@@ -28,6 +30,11 @@ export const programPublishInput = z.strictObject({
    * resolve to its offsets, and hard-coded offsets of an object are named from its formats.
    */
   builtAgainst: slugSchema.optional(),
+  /**
+   * For a script with provider probes (`proc:::exec`): the major version of each provider to pin
+   * (`{ "proc": 1 }`); a provider not named is pinned to the major of its newest release.
+   */
+  providers: z.record(slugSchema, z.number().int().min(0).max(0x7fffffff)).optional(),
 });
 export const programPublishOutput = z.object({
   program: programView,
@@ -51,11 +58,18 @@ export const programPublish = userProcedure('publisher')
   .mutation(async ({ ctx, input }) => {
     const bytes = new Uint8Array(Buffer.from(input.artifact, 'base64'));
     const builtAgainst = input.builtAgainst;
+    // a script's provider probes resolve through the providers the tenant sees (its own, then the instance's)
+    let providers = isScriptArtifact(bytes) ? await resolveProviders(ctx.db, ctx.tenantId) : undefined;
+    if (providers !== undefined && input.providers !== undefined) {
+      const pinned = await resolveProviders(ctx.db, ctx.tenantId, input.providers);
+      providers = [...pinned, ...providers.filter((p) => !Object.hasOwn(input.providers!, p.name))];
+    }
     // On a verifier worker, under a deadline, fairly between tenants (src/jobs/verifier-pool.ts).
     const read = await ctx.deps.verifier.readArtifact(
       ctx.tenantId,
       bytes,
       builtAgainst === undefined ? undefined : (events) => profileBuildFormatTexts(ctx.db, ctx.tenantId, builtAgainst, events),
+      providers,
     );
     const r = await publishVersion(
       ctx.db,

@@ -1,0 +1,205 @@
+// Providers (issue 19, item 4) through createCaller on PGlite and PostgreSQL: publishing
+// (immutable semver versions, yank, audit), per tenant and instance-wide, programs pinning a
+// provider major, and "fix the provider" end to end — a cell incompatible on a kernel turns
+// compatible when a new minor version adds an implementation, without the program republished.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseProvider } from '@probeyard/compat';
+import { parseEventFormat } from '@probeyard/formats';
+import { compileScript, providerResolver, targetOfFormats } from '@probeyard/script';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { drainCompatJobs } from '../src/jobs/compat-runner.js';
+import { backends, type Harness, openHarness, skipReason } from './harness.js';
+
+const header = `\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
+\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;
+\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;
+\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;
+`;
+/** block_rq_complete with its error field called `errors` (before 4.20) or `error`. */
+const completeText = (field: string) => `name: block_rq_complete\nID: 392\nformat:\n${header}
+\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;
+\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;
+\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;
+\tfield:int ${field};\toffset:28;\tsize:4;\tsigned:1;
+\tfield:char rwbs[8];\toffset:32;\tsize:8;\tsigned:0;
+
+print fmt: "%d", REC->${field}
+`;
+/** A complete events tree of one event, as a tarball (base64). */
+function tarballOf(field: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'probeyard-prov-'));
+  try {
+    mkdirSync(join(dir, 'block', 'block_rq_complete'), { recursive: true });
+    writeFileSync(join(dir, 'block', 'block_rq_complete', 'format'), completeText(field));
+    return execFileSync('tar', ['-C', dir, '-czf', '-', '.']).toString('base64');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const io = (version: string, withError: boolean) =>
+  JSON.stringify({
+    provider: 'io',
+    version,
+    description: 'block I/O',
+    probes: {
+      done: {
+        args: { dev: 'int', bytes: 'int', error: 'int' },
+        implementations: [
+          { for: 'errors (before 4.20)', tracepoint: 'block/block_rq_complete', when: [{ field: 'errors', kind: 'int' }], args: { dev: 'args.dev', bytes: 'args.nr_sector * 512', error: 'args.errors' } },
+          ...(withError ? [{ for: 'error', tracepoint: 'block/block_rq_complete', when: [{ field: 'error', kind: 'int' }], args: { dev: 'args.dev', bytes: 'args.nr_sector * 512', error: 'args.error' } }] : []),
+        ],
+      },
+    },
+  });
+
+const script = 'io:::done /args.error != 0/ { @[args.error] = count(); @bytes = sum(args.bytes); }';
+/** The script compiled against the `errors` kernel through io@1.0.0: the artifact a user publishes. */
+async function scriptArtifact(): Promise<string> {
+  const r = await compileScript(script, { target: targetOfFormats([parseEventFormat(completeText('errors'), { system: 'block' })]), providers: providerResolver([parseProvider(io('1.0.0', false))]) });
+  if (!r.ok) throw new Error(r.diagnostics.map((d) => d.message).join('; '));
+  return Buffer.from(r.artifact).toString('base64');
+}
+
+describe.each(backends)('providers on %s', (backend) => {
+  const skip = skipReason(backend);
+  let h: Harness;
+  beforeAll(async () => {
+    if (!skip) h = await openHarness(backend);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  describe.skipIf(skip)('provider.publish, get, list, yank', () => {
+    it('publishes immutable versions with an audit row; the same text again is a no-op, another text a conflict', async () => {
+      const t = await h.tenant('prov-pub');
+      const r = await t.owner.provider.publish({ text: io('1.0.0', false) });
+      expect(r).toMatchObject({ provider: 'io', created: true, version: { version: '1.0.0', yankedAt: null }, recomputedTenants: 0 });
+      expect((await t.owner.provider.publish({ text: io('1.0.0', false) })).created).toBe(false);
+      await expect(t.owner.provider.publish({ text: io('1.0.0', true) })).rejects.toMatchObject({ code: 'CONFLICT' });
+      await t.owner.provider.publish({ text: io('1.1.0', true) });
+      const got = await t.owner.provider.get({ name: 'io' });
+      expect(got.version.version).toBe('1.1.0');
+      expect(got.provider).toMatchObject({ name: 'io', scope: 'tenant', versions: [{ version: '1.1.0' }, { version: '1.0.0' }] });
+      expect(got.probes[0]!.implementations.map((i) => [i.for, i.tracepoint, i.args.error])).toEqual([
+        ['errors (before 4.20)', 'block/block_rq_complete', 'args.errors'],
+        ['error', 'block/block_rq_complete', 'args.error'],
+      ]);
+      expect((await t.owner.provider.get({ name: 'io', version: '1.0.0' })).probes[0]!.implementations).toHaveLength(1);
+      const audit = await t.owner.audit.list({});
+      expect(audit.entries.filter((e) => e.action === 'provider.publish').map((e) => (e.detail as { version: string }).version)).toEqual(['1.1.0', '1.0.0']);
+    });
+
+    it.each([
+      ['not JSON', '{', 'provider: not JSON'],
+      ['no implementations', JSON.stringify({ provider: 'x', version: '1.0.0', probes: { p: { args: {}, implementations: [] } } }), 'implementations: want a non-empty array'],
+      ['a bad version', JSON.stringify({ provider: 'x', version: 'one', probes: { p: {} } }), 'version: want semver'],
+    ])('refuses %s with BAD_REQUEST and writes nothing', async (_name, text, message) => {
+      const t = await h.tenant('prov-bad');
+      const before = await h.counts();
+      const err = await t.owner.provider.publish({ text }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'BAD_REQUEST' });
+      expect((err as Error).message).toContain(message);
+      expect(await h.counts()).toEqual(before);
+    });
+
+    it('a viewer reads but does not publish or yank', async () => {
+      const t = await h.tenant('prov-role');
+      await t.owner.provider.publish({ text: io('1.0.0', false) });
+      const viewer = await h.member(t.owner, 'viewer');
+      expect((await viewer.caller.provider.list()).providers.map((p) => p.name)).toEqual(['io']);
+      await expect(viewer.caller.provider.publish({ text: io('1.1.0', true) })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+      await expect(viewer.caller.provider.yank({ name: 'io', version: '1.0.0', reason: 'no' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    });
+
+    it("another tenant's provider is NOT_FOUND to get, yank, and to compile against", async () => {
+      const a = await h.tenant('prov-a');
+      const b = await h.tenant('prov-b');
+      await a.owner.provider.publish({ text: io('1.0.0', false) });
+      await expect(b.owner.provider.get({ name: 'io' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(b.owner.provider.yank({ name: 'io', version: '1.0.0', reason: 'mine now' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(b.owner.provider.coverage({ name: 'io' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      expect((await b.owner.provider.list()).providers).toEqual([]);
+      const err = await b.owner.program.publish({ name: 'iodone', version: '1.0.0', artifact: await scriptArtifact() }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'BAD_REQUEST' });
+      expect((err as Error).message).toContain("no provider 'io' is known here");
+      expect((await a.owner.provider.get({ name: 'io' })).version.yankedAt).toBeNull();
+    });
+
+    it('instance-wide providers: the admin publishes, every tenant sees them, a tenant’s own of the same name shadows it, and a tenant cannot yank it', async () => {
+      const admin = await h.admin();
+      const name = `lib${Date.now().toString(36)}`;
+      await admin.provider.publishInstance({ text: io('1.0.0', false).replace('"io"', `"${name}"`) });
+      await expect((await h.tenant('prov-anon')).owner.provider.publishInstance({ text: io('1.0.0', false) })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+      const t = await h.tenant('prov-inst');
+      expect((await t.owner.provider.get({ name })).provider).toMatchObject({ scope: 'instance', versions: [{ version: '1.0.0' }] });
+      await expect(t.owner.provider.yank({ name, version: '1.0.0', reason: 'no' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await t.owner.provider.publish({ text: io('2.0.0', true).replace('"io"', `"${name}"`) });
+      expect((await t.owner.provider.get({ name })).provider).toMatchObject({ scope: 'tenant', versions: [{ version: '2.0.0' }] });
+      expect((await (await h.tenant('prov-other')).owner.provider.get({ name })).provider.scope).toBe('instance');
+    });
+  });
+
+  describe.skipIf(skip)('fix the provider', () => {
+    it('a cell incompatible through io@1.0.0 turns relocated when io@1.1.0 adds an implementation, without republishing; a yank turns it back', async () => {
+      const t = await h.tenant('prov-fix');
+      await t.owner.provider.publish({ text: io('1.0.0', false) });
+      await t.owner.kernel.upload({ name: 'old', release: '4.4.88', tarball: tarballOf('errors') });
+      await t.owner.kernel.upload({ name: 'new', release: '5.10.43', tarball: tarballOf('error') });
+      const pub = await t.owner.program.publish({ name: 'iodone', version: '1.0.0', artifact: await scriptArtifact() });
+      expect(pub.version.providerPins).toEqual({ io: 1 });
+      await drainCompatJobs(h.db.prisma);
+
+      const cells = async () => {
+        const m = await t.owner.compat.matrix({ name: 'iodone' });
+        return Object.fromEntries(
+          m.cells.map((c) => [
+            m.profiles.find((p) => p.id === c.profileId)!.name,
+            { verdict: c.verdict, via: (c.programs as { via?: string }[]).map((p) => p.via ?? ''), reasons: c.reasons.map((r) => `${r.kind}: ${r.text}`) },
+          ]),
+        );
+      };
+      expect(await cells()).toEqual({
+        old: { verdict: 'compatible', via: ['io:::done via io@1.0.0, implementation for errors (before 4.20)'], reasons: [] },
+        new: {
+          verdict: 'incompatible',
+          via: [''],
+          reasons: ['provider-unresolved: io:::done: io@1.0.0 cannot implement io:::done here: implementation for errors (before 4.20): block/block_rq_complete has no field errors'],
+        },
+      });
+
+      // the fix: a minor version with an implementation for `error`
+      const fix = await t.owner.provider.publish({ text: io('1.1.0', true) });
+      expect(fix.recomputedTenants).toBe(1);
+      await drainCompatJobs(h.db.prisma);
+      expect(await cells()).toEqual({
+        old: { verdict: 'compatible', via: ['io:::done via io@1.1.0, implementation for errors (before 4.20)'], reasons: [] },
+        new: { verdict: 'relocated', via: ['io:::done via io@1.1.0, implementation for error'], reasons: [] },
+      });
+      const coverage = await t.owner.provider.coverage({ name: 'io', version: '1.1.0' });
+      expect(coverage.kernels.map((k) => [k.profile, k.probes.map((p) => [p.probe, p.status, p.implementation])])).toEqual([
+        ['new', [['done', 'resolved', 'error']]],
+        ['old', [['done', 'resolved', 'errors (before 4.20)']]],
+      ]);
+      expect((await t.owner.provider.coverage({ name: 'io', version: '1.0.0' })).kernels[0]!.probes[0]).toMatchObject({ status: 'incompatible', implementation: null });
+      const versions = await t.owner.version.list({ name: 'iodone' });
+      expect(versions.versions.map((v) => [v.version, v.digest])).toEqual([['1.0.0', pub.version.digest]]);
+
+      // a new major does not reach programs pinned to 1
+      await t.owner.provider.publish({ text: io('2.0.0', false) });
+      await drainCompatJobs(h.db.prisma);
+      expect((await cells()).new!.verdict).toBe('relocated');
+
+      // yanking the fix recomputes through 1.0.0 again
+      await t.owner.provider.yank({ name: 'io', version: '1.1.0', reason: 'bad expression' });
+      await drainCompatJobs(h.db.prisma);
+      expect((await cells()).new!.verdict).toBe('incompatible');
+      const audit = await t.owner.audit.list({});
+      expect(audit.entries.some((e) => e.action === 'provider.yank')).toBe(true);
+    });
+  });
+});
