@@ -4,7 +4,7 @@
 // trace-cmd reports them (not from Probeyard's own output), and every verify verdict is compared
 // with the kernel's verifier (bpftool prog loadall, as root).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { readProfile } from '@probeyard/compat/node';
 import { openTraceDatStream } from '@probeyard/formats/node';
@@ -75,7 +75,15 @@ const k0 = (e: Entry) => (Array.isArray(e.key) ? e.key[0] : e.key);
 const mapOf = (json: { maps: { name: string; entries: Entry[] }[] }, name: string) => json.maps.find((m) => m.name === name)!.entries;
 
 describe('libbpf-style corpus against the kernel verifier', () => {
-  const why = process.getuid?.() !== 0 ? 'not root' : tryExec('bpftool', ['version']) === undefined ? 'bpftool is not installed' : undefined;
+  const bpffs = existsSync('/proc/mounts') && readFileSync('/proc/mounts', 'utf8').split('\n').some((l) => l.split(' ')[1] === '/sys/fs/bpf' && l.split(' ')[2] === 'bpf');
+  const why =
+    process.getuid?.() !== 0
+      ? 'not root'
+      : tryExec('bpftool', ['version']) === undefined
+        ? 'bpftool is not installed'
+        : !bpffs
+          ? 'no BPF filesystem at /sys/fs/bpf (mount -t bpf bpf /sys/fs/bpf)'
+          : undefined;
   if (why) console.log(`skipping the kernel verifier comparison: ${why}`);
   it.skipIf(why !== undefined).each(objects)('%s: verify agrees with the kernel on every tracepoint program', async (name) => {
     const object = join(corpus, `${name}.bpf.o`);
