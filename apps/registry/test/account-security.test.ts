@@ -3,11 +3,11 @@
 // attempts counted before the hash, and nothing of one tenant told to another.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PasswordGate } from '../src/auth/password-gate.js';
 import { LoginLimiter } from '../src/auth/rate-limit.js';
 import { hashSecret } from '../src/auth/secrets.js';
-import { backends, type Harness, openHarness, skipReason, unique } from './harness.js';
+import { backends, unique, useHarness } from './harness.js';
 
 const fixtures = fileURLToPath(new URL('../../../packages/formats/test/fixtures/formats/', import.meta.url));
 const tarball = (tree: string) => execFileSync('tar', ['-C', `${fixtures}${tree}`, '-czf', '-', '.']).toString('base64');
@@ -23,14 +23,7 @@ function shape(v: unknown): unknown {
 }
 
 describe.each(backends)('account security on %s', (backend) => {
-  const skip = skipReason(backend);
-  let h: Harness;
-  beforeAll(async () => {
-    if (!skip) h = await openHarness(backend);
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const { skip, h } = useHarness(backend);
 
   describe.skipIf(skip)('finding 1: invitations, not passwords chosen by an inviter', () => {
     it('answers an invitation alike whether or not the email has an account elsewhere, and adds no member before acceptance', async () => {
@@ -307,15 +300,8 @@ describe.each(backends)('account security on %s', (backend) => {
 });
 
 describe.each(backends)('the password gate on %s', (backend) => {
-  const skip = skipReason(backend);
-  let h: Harness;
-  beforeAll(async () => {
-    // A tiny gate and generous attempt limits, to reach the gate's queue bound.
-    if (!skip) h = await openHarness(backend, { passwordGate: new PasswordGate(1, 2), loginLimiter: new LoginLimiter({ perAddress: 1000 }) });
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  // A tiny gate and generous attempt limits, to reach the gate's queue bound.
+  const { skip, h } = useHarness(backend, () => ({ passwordGate: new PasswordGate(1, 2), loginLimiter: new LoginLimiter({ perAddress: 1000 }) }));
 
   it.skipIf(skip)('answers 429 in words beyond the bounded queue, instead of hashing for everyone', async () => {
     const anon = await h.caller(undefined, '203.0.113.99');

@@ -1,20 +1,13 @@
 // The API through createCaller (real context creation, router, data layer), on PGlite and on
 // PostgreSQL: procedures, roles, cross-tenant isolation, bad input and the audit log.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../src/auth/secrets.js';
-import { backends, type Harness, openHarness, skipReason, unique } from './harness.js';
+import { backends, type Harness, unique, useHarness } from './harness.js';
 
 const password = 'correct horse battery staple';
 
 describe.each(backends)('api on %s', (backend) => {
-  const skip = skipReason(backend);
-  let h: Harness;
-  beforeAll(async () => {
-    if (!skip) h = await openHarness(backend);
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const { skip, h } = useHarness(backend);
 
   describe.skipIf(skip)('tenant.create', () => {
     it('makes the tenant, its owner and an owner token, with an audit row', async () => {

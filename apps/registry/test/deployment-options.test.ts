@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { readProgramSpec, specToJson } from '@probeyard/compat';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, type Caller, type Harness, openHarness, skipReason } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { backends, type Caller, useHarness } from './harness.js';
 import { fleetCounts, insertVersion } from './support/fleet.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -14,15 +14,10 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 const syscountSpec = async () => specToJson(await readProgramSpec(readFileSync(`${root}examples/libbpf/syscount.bpf.o`)));
 
 describe.each(backends)('deployment options on %s', (backend) => {
-  const skip = skipReason(backend);
-  let h: Harness;
+  const { skip, h } = useHarness(backend);
   let spec: unknown;
   beforeAll(async () => {
     spec = await syscountSpec();
-    if (!skip) h = await openHarness(backend);
-  });
-  afterAll(async () => {
-    await h?.close();
   });
 
   async function enrol(owner: Caller, hostname: string, labels: Record<string, string>) {

@@ -2,19 +2,12 @@
 // creation, router, data layer), on PGlite and on PostgreSQL: selector matching, targets following
 // enrolments and label changes, ETags answered from memory, idempotent output batches, roles and
 // cross-tenant isolation.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, type Caller, type Harness, openHarness, skipReason } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { backends, type Caller, type Harness, useHarness } from './harness.js';
 import { fleetCounts, insertVersion } from './support/fleet.js';
 
 describe.each(backends)('fleet on %s', (backend) => {
-  const skip = skipReason(backend);
-  let h: Harness;
-  beforeAll(async () => {
-    if (!skip) h = await openHarness(backend);
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const { skip, h } = useHarness(backend);
 
   /** Enrols an agent of the tenant through the API; returns its id, credential and caller. */
   async function enrol(owner: Caller, hostname: string, labels: Record<string, string>) {

@@ -4,7 +4,7 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { vi } from 'vitest';
+import { afterAll, beforeAll, vi } from 'vitest';
 import pg from 'pg';
 import { ensureAdminCredential } from '../src/auth/admin-credential.js';
 import { LoginLimiter } from '../src/auth/rate-limit.js';
@@ -207,4 +207,28 @@ export async function openHarness(backend: Backend, deps_: Partial<Omit<Registry
     },
   };
   return h;
+}
+
+/**
+ * The harness of one `describe.each(backends)` block: opened before its tests (unless `skip`, the
+ * reason this backend is skipped, is set) and closed after them. `h` stands for the opened
+ * harness from `beforeAll` on (reading it before then, or on a skipped backend, throws).
+ * `deps` is called in `beforeAll`, so nothing it makes exists for a skipped backend.
+ */
+export function useHarness(backend: Backend, deps?: () => Partial<Omit<RegistryDeps, 'db'>>): { skip: string | undefined; h: Harness } {
+  const skip = skipReason(backend);
+  let opened: Harness | undefined;
+  beforeAll(async () => {
+    if (!skip) opened = await openHarness(backend, deps?.());
+  });
+  afterAll(async () => {
+    await opened?.close();
+  });
+  const h = new Proxy({} as Harness, {
+    get(_, key) {
+      if (!opened) throw new Error(`harness on ${backend}: not open (${skip ?? 'read before beforeAll'})`);
+      return Reflect.get(opened, key);
+    },
+  });
+  return { skip, h };
 }

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TRPCError } from '@trpc/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { maxInputDepth, maxPayloadDepth } from '../src/schemas.js';
-import { backends, type Caller, type Harness, openHarness, skipReason } from './harness.js';
+import { backends, type Caller, useHarness } from './harness.js';
 import { fleetCounts, insertVersion } from './support/fleet.js';
 
 const fixtures = fileURLToPath(new URL('../../../packages/formats/test/fixtures/formats/', import.meta.url));
@@ -43,8 +43,7 @@ const bad = [
 ] as const;
 
 describe.each(backends)('input rules on %s', (backend) => {
-  const skip = skipReason(backend);
-  let h: Harness;
+  const { skip, h } = useHarness(backend);
   let owner: Caller;
   let agent: Caller;
   let anon: Caller;
@@ -54,7 +53,6 @@ describe.each(backends)('input rules on %s', (backend) => {
   let enrollmentToken: string;
   beforeAll(async () => {
     if (skip) return;
-    h = await openHarness(backend);
     const t = await h.tenant('input');
     owner = t.owner;
     anon = await h.caller();
@@ -69,10 +67,6 @@ describe.each(backends)('input rules on %s', (backend) => {
     targetId = poll.assignments[0]!.targetId;
     enrollmentToken = (await owner.agent.createEnrollmentToken({})).enrollmentToken;
   });
-  afterAll(async () => {
-    await h?.close();
-  });
-
   // Every text field the issue lists, and their neighbours: [procedure, field path, call with `s` there].
   const fields: [string, string, (s: string) => Promise<unknown>][] = [
     ['agent.uploadOutputs', 'batches.0.payload.events.0.text', (s) => agent.agent.uploadOutputs({ batches: [{ targetId, sequence: 1, kind: 'events', payload: { v: 1, runId: 'r', events: [{ timeNs: '1', cpu: 0, source: 'printk', text: s }], dropped: 0 } }] })],

@@ -2,8 +2,8 @@
 // (packages/formats' fixtures), formats stored once by content hash, tenant isolation, bad uploads.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, type Harness, openHarness, skipReason } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { backends, useHarness } from './harness.js';
 
 const fixtures = fileURLToPath(new URL('../../../packages/formats/test/fixtures/formats/', import.meta.url));
 
@@ -13,18 +13,13 @@ function tarball(tree: string): string {
 }
 
 describe.each(backends)('kernel profiles on %s', (backend) => {
-  const skip = skipReason(backend);
-  let h: Harness;
+  const { skip, h } = useHarness(backend);
   let linux: string;
   let android: string;
   beforeAll(async () => {
     if (skip) return;
-    h = await openHarness(backend);
     linux = tarball('linux-6.18');
     android = tarball('android-5.10.43');
-  });
-  afterAll(async () => {
-    await h?.close();
   });
 
   it.skipIf(skip)('uploads a profile, stores each format once, and shows it only to its tenant', async () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer, type HttpServer } from '../src/server/http.js';
 import { TrustedProxies } from '../src/server/client-address.js';
 import { startRegistry } from '../src/server/registry.js';
-import { backends, type Harness, openHarness, skipReason } from './harness.js';
+import { backends, useHarness } from './harness.js';
 
 const password = 'the right password';
 
@@ -21,13 +21,11 @@ async function login(url: string, email: string, pw: string, forwardedFor?: stri
 }
 
 describe.each(backends)('logins over HTTP on %s', (backend) => {
-  const skip = skipReason(backend);
-  let h: Harness;
+  const { skip, h } = useHarness(backend);
   let direct: HttpServer;
   let behindWeb: HttpServer;
   beforeAll(async () => {
     if (skip) return;
-    h = await openHarness(backend);
     direct = createHttpServer({ deps: h.deps, logger: () => {} });
     behindWeb = createHttpServer({ deps: h.deps, logger: () => {}, trustedProxies: new TrustedProxies(['127.0.0.1', '::1']) });
     await direct.listen(0, '127.0.0.1');
@@ -36,7 +34,6 @@ describe.each(backends)('logins over HTTP on %s', (backend) => {
   afterAll(async () => {
     await direct?.close(0);
     await behindWeb?.close(0);
-    await h?.close();
   });
 
   it.skipIf(skip)('refuses a batch of logins before any password is hashed', async () => {

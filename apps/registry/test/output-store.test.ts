@@ -1,20 +1,13 @@
 // The output store behind the dashboards: latest snapshots merged across a deployment's agents,
 // rates over time with run-id resets, the event tail, the live change signal; tenant-scoped, on
 // both databases.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, type Caller, type Harness, openHarness, skipReason } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { backends, type Caller, useHarness } from './harness.js';
 import { insertVersion } from './support/fleet.js';
 import { countersPayload, eventsPayload, snapshotPayload } from './support/payloads.js';
 
 describe.each(backends)('output store on %s', (backend) => {
-  const skip = skipReason(backend);
-  let h: Harness;
-  beforeAll(async () => {
-    if (!skip) h = await openHarness(backend);
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const { skip, h } = useHarness(backend);
 
   async function fleet(name: string) {
     const t = await h.tenant(name);

@@ -9,10 +9,10 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { enqueueStaleCompatJobs } from '../src/data/compat.js';
 import { drainCompatJobs } from '../src/jobs/compat-runner.js';
-import { backends, type Harness, openHarness, skipReason } from './harness.js';
+import { backends, useHarness } from './harness.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const compatFormats = `${root}packages/compat/test/fixtures/formats/`;
@@ -24,14 +24,9 @@ const signedChar = readFileSync(`${root}apps/cli/test/fixtures/signed-char.s`);
 const signedCharTree = `${root}apps/cli/test/fixtures/signed-char`;
 
 describe.each(backends)('profile completeness on %s', (backend) => {
-  const skip = skipReason(backend);
-  let h: Harness;
+  const { skip, h } = useHarness(backend);
   const tmp = mkdtempSync(join(tmpdir(), 'probeyard-completeness-'));
-  beforeAll(async () => {
-    if (!skip) h = await openHarness(backend);
-  });
-  afterAll(async () => {
-    await h?.close();
+  afterAll(() => {
     rmSync(tmp, { recursive: true, force: true });
   });
 

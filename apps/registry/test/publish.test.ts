@@ -5,10 +5,10 @@ import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claimCompatJob, compatJobLeaseMs, requeueRunningJobs, runCompatJob } from '../src/data/compat.js';
 import { drainCompatJobs } from '../src/jobs/compat-runner.js';
-import { backends, type Harness, openHarness, skipReason } from './harness.js';
+import { backends, useHarness } from './harness.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const compatFormats = `${root}packages/compat/test/fixtures/formats/`;
@@ -23,14 +23,7 @@ const switchCount = read('examples/sched-switch-count.s');
 const unsafe = '.license "GPL"\n.section tracepoint/sched/sched_switch\nbad:\n    r0 = *(u64 *)(r2 + 0)\n    exit\n';
 
 describe.each(backends)('publishing on %s', (backend) => {
-  const skip = skipReason(backend);
-  let h: Harness;
-  beforeAll(async () => {
-    if (!skip) h = await openHarness(backend);
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const { skip, h } = useHarness(backend);
 
   describe.skipIf(skip)('program.publish', () => {
     it('stores an ELF object: bytes, digest, spec, manifest, verifier report, the ABI tag, a compat job and an audit row', async () => {

@@ -6,9 +6,9 @@
 // says why.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UploadParser } from '../src/data/upload-parser.js';
-import { backends, type Harness, openHarness, skipReason } from './harness.js';
+import { backends, useHarness } from './harness.js';
 import { eventsTree } from './support/tar.js';
 
 const fixtures = fileURLToPath(new URL('../../../packages/formats/test/fixtures/formats/', import.meta.url));
@@ -17,14 +17,7 @@ const linux = execFileSync('tar', ['-C', `${fixtures}linux-6.18`, '-czf', '-', '
 const tree = eventsTree;
 
 describe.each(backends)('what one upload may hold, on %s', (backend) => {
-  const skip = skipReason(backend);
-  let h: Harness;
-  beforeAll(async () => {
-    if (!skip) h = await openHarness(backend, { uploads: new UploadParser({ timeoutMs: 120_000 }) });
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const { skip, h } = useHarness(backend, () => ({ uploads: new UploadParser({ timeoutMs: 120_000 }) }));
 
   it.skipIf(skip)('refuses more format files than one upload may hold, in words, writing nothing', async () => {
     const t = await h.tenant('many');

@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decodeTraceDat, isFormatError, MemoryByteSource, readTar } from '@probeyard/formats';
 import { createTRPCClient, httpLink } from '@trpc/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readAdminCredential } from '../src/auth/admin-credential.js';
 import { UploadParser } from '../src/data/upload-parser.js';
 import type { AppRouter } from '../src/index.js';
 import { startRegistry } from '../src/server/registry.js';
 import { prepareDataFolder } from '../src/testing.js';
-import { backends, type Harness, openHarness, skipReason } from './harness.js';
+import { backends, useHarness } from './harness.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const fixtures = `${root}packages/formats/test/fixtures/formats/`;
@@ -51,16 +51,9 @@ function bomb(count: number): string {
 }
 
 describe.each(backends)('kernel.upload parsing on a worker on %s', (backend) => {
-  const skip = skipReason(backend);
-  let h: Harness;
   /** How long the worker spins before each next parse (test-only hook of the parser). */
   const spins: number[] = [];
-  beforeAll(async () => {
-    if (!skip) h = await openHarness(backend, { uploads: new UploadParser({ timeoutMs: 2000, spinMs: () => spins.shift() ?? 0 }) });
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const { skip, h } = useHarness(backend, () => ({ uploads: new UploadParser({ timeoutMs: 2000, spinMs: () => spins.shift() ?? 0 }) }));
 
   it.skipIf(skip)('refuses a file not parsed within the deadline, serves other requests meanwhile, and takes the next upload', async () => {
     const t = await h.tenant('slow');

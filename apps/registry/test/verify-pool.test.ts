@@ -8,14 +8,14 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createTRPCClient, httpLink } from '@trpc/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readAdminCredential } from '../src/auth/admin-credential.js';
 import { drainCompatJobs } from '../src/jobs/compat-runner.js';
 import { VerifierPool } from '../src/jobs/verifier-pool.js';
 import type { AppRouter } from '../src/index.js';
 import { startRegistry } from '../src/server/registry.js';
 import { prepareDataFolder } from '../src/testing.js';
-import { type Backend, backends, createPostgresDatabase, type Harness, openHarness, skipReason } from './harness.js';
+import { type Backend, backends, createPostgresDatabase, skipReason, useHarness } from './harness.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const b64 = (s: string | Uint8Array) => Buffer.from(s).toString('base64');
@@ -76,15 +76,8 @@ describe('the verifier pool', () => {
 });
 
 describe.each(backends)('verification off the request thread on %s', (backend) => {
-  const skip = skipReason(backend);
-  let h: Harness;
   const spins: number[] = [];
-  beforeAll(async () => {
-    if (!skip) h = await openHarness(backend, { verifier: new VerifierPool({ timeoutMs: 1000, spinMs: () => spins.shift() ?? 0 }) });
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const { skip, h } = useHarness(backend, () => ({ verifier: new VerifierPool({ timeoutMs: 1000, spinMs: () => spins.shift() ?? 0 }) }));
 
   it.skipIf(skip)('refuses a publish whose verification passes the deadline with UNPROCESSABLE_CONTENT in words, storing nothing, and publishes the next', async () => {
     const t = await h.tenant('slow-verify');

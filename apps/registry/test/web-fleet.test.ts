@@ -3,23 +3,16 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { drainCompatJobs } from '../src/jobs/compat-runner.js';
-import { backends, type Caller, type Harness, openHarness, skipReason } from './harness.js';
+import { backends, type Caller, useHarness } from './harness.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const b64 = (bytes: Uint8Array | string) => Buffer.from(bytes).toString('base64');
 const tarball = (tree: string) => execFileSync('tar', ['-C', `${root}packages/compat/test/fixtures/formats/${tree}`, '-czf', '-', '.']).toString('base64');
 
 describe.each(backends)('web fleet views on %s', (backend) => {
-  const skip = skipReason(backend);
-  let h: Harness;
-  beforeAll(async () => {
-    if (!skip) h = await openHarness(backend);
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const { skip, h } = useHarness(backend);
 
   async function enroll(owner: Caller, hostname: string, labels: Record<string, string>, tree?: string) {
     const { enrollmentToken } = await owner.agent.createEnrollmentToken({ labels });

@@ -3,8 +3,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, type Harness, openHarness, skipReason } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { backends, useHarness } from './harness.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const switchCount = readFileSync(`${root}examples/sched-switch-count.s`);
@@ -13,14 +13,7 @@ const tarball = (tree: string) => execFileSync('tar', ['-C', `${root}packages/co
 const variant = (i: number) => b64(`${switchCount.toString()}\n# variant ${i}\n`);
 
 describe.each(backends)('web pages on %s', (backend) => {
-  const skip = skipReason(backend);
-  let h: Harness;
-  beforeAll(async () => {
-    if (!skip) h = await openHarness(backend);
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const { skip, h } = useHarness(backend);
 
   describe.skipIf(skip)('program.list, version.list, version.spec', () => {
     it('pages programs by name with search and tag, each with its newest version', async () => {
@@ -82,14 +75,7 @@ describe.each(backends)('web pages on %s', (backend) => {
 });
 
 describe.each(backends)('matrix and formats on %s', (backend) => {
-  const skip = skipReason(backend);
-  let h: Harness;
-  beforeAll(async () => {
-    if (!skip) h = await openHarness(backend);
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const { skip, h } = useHarness(backend);
 
   describe.skipIf(skip)('compat.grid, compat.cell, kernel.list, kernel.events, kernel.format', () => {
     it('draws the matrix as letters, filters by release and architecture, and opens one cell', async () => {

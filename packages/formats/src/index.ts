@@ -66,7 +66,7 @@ export {
   formatCoreAccess,
 } from './btf/core-access.js';
 export { ProgramType, type AttachPoint, type ProgramSection, parseProgramSection } from './object/program-section.js';
-export { MapType, mapTypeNames, mapTypeName } from './object/map-type.js';
+export { BpfMapType, MapType, mapTypeNames, mapTypeName } from './object/map-type.js';
 export type {
   ObjectSpec,
   ProgramSpec,

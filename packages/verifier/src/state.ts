@@ -10,6 +10,7 @@ import {
   scalarConst,
   scalarCovers,
   scalarEquals,
+  scalarRange,
 } from './scalar.js';
 
 /** Register types (`enum bpf_reg_type`), with the kernel's names for the log. */
@@ -382,4 +383,42 @@ export function formatFrame(f: Frame): string {
 
 export function formatState(s: State): string {
   return s.frames.map((f, i) => (s.frames.length > 1 ? `frame${i}: ${formatFrame(f)}` : formatFrame(f))).join(' ');
+}
+
+// ---------------------------------------------------------------- shared by the check families
+
+/** r0-r10 of a new frame, none written yet. */
+export function notInitRegs(): Reg[] {
+  return [NOT_INIT, NOT_INIT, NOT_INIT, NOT_INIT, NOT_INIT, NOT_INIT, NOT_INIT, NOT_INIT, NOT_INIT, NOT_INIT, NOT_INIT];
+}
+
+/** `reg` with value `v`; every other register linked to it by id gets `v` too. */
+export function setScalar(out: State, reg: Reg, v: Scalar): Reg {
+  const updated = { ...reg, v };
+  if (reg.id === 0) return updated;
+  mapAllRegs(out, (x) => (x.type === RegType.scalar && x.id === reg.id ? { ...x, v } : x));
+  return updated;
+}
+
+export function replaceState(target: State, from: State): void {
+  target.frames = from.frames;
+  target.refs = from.refs;
+}
+
+/**
+ * Unknown values of 1, 2 and 4 bytes (zero-extended): registers are immutable, so the loads and
+ * 32-bit results that produce them share one each instead of normalizing a new range every time.
+ */
+export const UNKNOWN_BY_SIZE: readonly Reg[] = [1, 2, 4].map((size) => scalarReg(scalarRange(0n, (1n << BigInt(size * 8)) - 1n)));
+
+export const UNKNOWN_U8 = UNKNOWN_BY_SIZE[0]!;
+
+export const UNKNOWN_U16 = UNKNOWN_BY_SIZE[1]!;
+
+export const UNKNOWN_U32 = UNKNOWN_BY_SIZE[2]!;
+
+/** Fresh scalar of a load of `size` bytes (zero-extended). */
+export function UNKNOWN_SCALAR_SIZED(size: number, kind: 'read' | 'write'): Reg {
+  if (kind === 'write' || size >= 8) return UNKNOWN_SCALAR;
+  return size === 1 ? UNKNOWN_U8 : size === 2 ? UNKNOWN_U16 : size === 4 ? UNKNOWN_U32 : scalarReg(scalarRange(0n, (1n << BigInt(size * 8)) - 1n));
 }

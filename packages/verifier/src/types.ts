@@ -1,22 +1,9 @@
 // Public input and output types of `verify`.
-import type { EventFormat } from '@probeyard/formats';
+import { BpfMapType, type EventFormat } from '@probeyard/formats';
 
-/** Map types the verifier knows (`enum bpf_map_type`). */
-export const MapType = {
-  hash: 1,
-  array: 2,
-  progArray: 3,
-  perfEventArray: 4,
-  percpuHash: 5,
-  percpuArray: 6,
-  stackTrace: 7,
-  lruHash: 9,
-  lruPercpuHash: 10,
-  queue: 22,
-  stack: 23,
-  ringbuf: 27,
-} as const;
-export type MapType = (typeof MapType)[keyof typeof MapType];
+/** Map types the verifier knows (`enum bpf_map_type`): packages/formats' table, shared with packages/vm. */
+export const MapType = BpfMapType;
+export type MapType = BpfMapType;
 
 /** A map the program refers to (`struct bpf_map_def`): by fd or index in `lddw rX, map[fd]`. */
 export interface MapDef {

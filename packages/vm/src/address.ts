@@ -37,6 +37,8 @@ export const FUNC_REGION = 0x7ffffff1;
 export const STACK_FRAME_SIZE = 512;
 /** Deepest BPF-to-BPF call chain (`MAX_CALL_FRAMES`). */
 export const MAX_FRAMES = 8;
+/** r10 of frame 0: the stack grows down from the end of the stack region, one frame per call. */
+export const STACK_TOP = STACK_FRAME_SIZE * MAX_FRAMES;
 /** Most tail calls one run may make (`MAX_TAIL_CALL_CNT`). */
 export const MAX_TAIL_CALLS = 33;
 

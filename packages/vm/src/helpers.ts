@@ -5,17 +5,16 @@ import { Errno } from './maps/errno.js';
 import { MapType } from './maps/map.js';
 import { RingBuffer } from './maps/ring-buffer.js';
 import type { LoadedProgram } from './program.js';
-import type { Vm } from './vm.js';
-import { HelperAction, type HelperFn, pointerArg } from './helper-fn.js';
+import { HelperAction, type HelperFn, type HelperHost, pointerArg } from './helper-fn.js';
 import { tracingHelpers } from './tracing-helpers.js';
 
 export { HelperAction, type HelperFn } from './helper-fn.js';
 
 const BPF_F_CURRENT_CPU = 0xffffffff;
-const commCache = new WeakMap<Vm, Map<number, Uint8Array>>();
+const commCache = new WeakMap<HelperHost, Map<number, Uint8Array>>();
 
 /** Where a helper may read through probe_read*: the record, the stack, map values. */
-function readableByProbe(vm: Vm, hi: number): boolean {
+function readableByProbe(vm: HelperHost, hi: number): boolean {
   const k = vm.regionOf(hi);
   return k === 'context' || k === 'stack' || k === 'map-value' || k === 'ringbuf';
 }
@@ -63,7 +62,7 @@ const mapDeleteElem: HelperFn = (vm) => {
 
 /** probe_read, probe_read_kernel, probe_read_user: (dst, size, unsafe_ptr). */
 /** Counts a failed probe read as kernel or user memory (see `Vm.kernelReadsFailed`). */
-function countFailedRead(vm: Vm, user: boolean): void {
+function countFailedRead(vm: HelperHost, user: boolean): void {
   if (user) vm.userReadsFailed++;
   else vm.kernelReadsFailed++;
 }
@@ -229,7 +228,7 @@ const perfEventOutput: HelperFn = (vm) => {
   return HelperAction.next;
 };
 
-function ringbufArg(vm: Vm, what: string): RingBuffer | undefined {
+function ringbufArg(vm: HelperHost, what: string): RingBuffer | undefined {
   const map = vm.mapArg(1);
   if (map instanceof RingBuffer) return map;
   vm.helperFault(`${what}: r1 is not a ring buffer`);
@@ -316,7 +315,7 @@ export const standardHelpers: ReadonlyMap<number, HelperFn> = new Map<number, He
 ]);
 
 /** Forgets cached `comm`s (call when the node's saved_cmdlines changed). */
-export function clearCommCache(vm: Vm): void {
+export function clearCommCache(vm: HelperHost): void {
   commCache.delete(vm);
 }
 

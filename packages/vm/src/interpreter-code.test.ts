@@ -78,7 +78,7 @@ describe('interpreterCode', () => {
   });
 
   it("labels every code in the interpreter's switch with its name (the labels are literals)", () => {
-    const source = readFileSync(new URL('./vm.ts', import.meta.url), 'utf8');
+    const source = readFileSync(new URL('./interpreter/interpret.ts', import.meta.url), 'utf8');
     const missing = Object.entries(Code)
       .filter(([name, id]) => id !== Code.invalid && !new RegExp(`case ${id}: (?:\\{ )?// ${name}\\b`).test(source))
       .map(([name, id]) => `${id} ${name}`);

@@ -1,4 +1,4 @@
-import type { Vm } from './vm.js';
+import type { HelperHost } from './helper-fn.js';
 
 /**
  * Formats a `bpf_trace_printk` line: the format string at `bytes[offset..offset+size)` (up to
@@ -6,7 +6,7 @@ import type { Vm } from './vm.js';
  * helper: `%d %i %u %x %X %c %s %p %%` with `l`/`ll` length and a width/`-`/`0` flag. Returns
  * undefined for a format the kernel refuses (more than three arguments, unknown conversion).
  */
-export function format(vm: Vm, bytes: Uint8Array, offset: number, size: number): string | undefined {
+export function format(vm: HelperHost, bytes: Uint8Array, offset: number, size: number): string | undefined {
   let end = offset;
   while (end < offset + size && bytes[end] !== 0) end++;
   const fmt = new TextDecoder().decode(bytes.subarray(offset, end));

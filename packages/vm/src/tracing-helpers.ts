@@ -6,12 +6,11 @@
 // a counter, the live task), the helper answers as the kernel does when that thing is absent, or
 // asks `vm.environment`. Errors are negative errnos in r0, as 64-bit two's complement.
 import { addressToBigInt } from './address.js';
-import { HelperAction, type HelperFn, pointerArg } from './helper-fn.js';
+import { HelperAction, type HelperFn, type HelperHost, pointerArg } from './helper-fn.js';
 import { HelperId } from './helper-ids.js';
 import { Errno } from './maps/errno.js';
 import { MapType } from './maps/map.js';
 import { QueueStackMap } from './maps/queue-stack-map.js';
-import type { Vm } from './vm.js';
 
 /** `BPF_F_SKIP_FIELD_MASK`, `BPF_F_USER_STACK`, `BPF_F_FAST_STACK_CMP`, `BPF_F_REUSE_STACKID`, `BPF_F_USER_BUILD_ID`. */
 const SKIP_FIELD_MASK = 0xff;
@@ -34,7 +33,7 @@ const DEFAULT_HZ = 250;
 const TASK_TOKEN_BASE_HI = 0xffff8880;
 
 /** r0 = `value` as an unsigned 64-bit integer (two's complement for negatives). */
-function setReturnU64(vm: Vm, value: bigint | number): void {
+function setReturnU64(vm: HelperHost, value: bigint | number): void {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) {
     vm.setReturn64(value % 0x100000000, Math.floor(value / 0x100000000));
     return;
@@ -49,16 +48,16 @@ function toU64(value: bigint | number): bigint {
 }
 
 /** Like `pointerArg`, but a size of 0 needs no memory (`ARG_CONST_SIZE_OR_ZERO`; the pointer may be NULL). */
-function bufferArg(vm: Vm, reg: number, size: number, what: string): number {
+function bufferArg(vm: HelperHost, reg: number, size: number, what: string): number {
   return size === 0 ? 0 : pointerArg(vm, reg, size, what);
 }
 
 /** Zeroes `size` bytes of the buffer r`reg` points at (checked by {@link bufferArg}). */
-function clearBuffer(vm: Vm, reg: number, at: number, size: number): void {
+function clearBuffer(vm: HelperHost, reg: number, at: number, size: number): void {
   if (size > 0) (vm.regionBytes[vm.regHi[reg] as number] as Uint8Array).fill(0, at, at + size);
 }
 
-function queueStackArg(vm: Vm, what: string): QueueStackMap | undefined {
+function queueStackArg(vm: HelperHost, what: string): QueueStackMap | undefined {
   const map = vm.mapArg(1);
   if (map instanceof QueueStackMap) return map;
   vm.helperFault(`${what}: r1 is not a queue or stack map`);
@@ -124,7 +123,7 @@ const getStack: HelperFn = (vm) => {
  * the array (`BPF_F_CURRENT_CPU`: the record's CPU); then -ENOENT, as for an empty slot: the
  * VM's perf event arrays hold no perf events, so there is no counter to read.
  */
-function perfCounterError(vm: Vm, maxEntries: number, flagsLo: number, flagsHi: number): number {
+function perfCounterError(vm: HelperHost, maxEntries: number, flagsLo: number, flagsHi: number): number {
   if (flagsHi !== 0) return -Errno.EINVAL;
   const index = flagsLo >>> 0 === CURRENT_CPU ? vm.cpu : flagsLo >>> 0;
   return index >= maxEntries ? -Errno.E2BIG : -Errno.ENOENT;

@@ -55,3 +55,24 @@ export const MapType = {
   HashOfMaps: 13,
   Ringbuf: 27,
 } as const;
+
+/**
+ * The `BPF_MAP_TYPE_*` numbers the verifier and the VM model, by camelCase name: one table that
+ * packages/verifier and packages/vm both export as their `MapType` (names as `mapTypeNames`).
+ */
+export const BpfMapType = {
+  hash: 1,
+  array: 2,
+  progArray: 3,
+  perfEventArray: 4,
+  percpuHash: 5,
+  percpuArray: 6,
+  stackTrace: 7,
+  cgroupArray: 8,
+  lruHash: 9,
+  lruPercpuHash: 10,
+  queue: 22,
+  stack: 23,
+  ringbuf: 27,
+} as const;
+export type BpfMapType = (typeof BpfMapType)[keyof typeof BpfMapType];

@@ -74,45 +74,63 @@ export function directRead(e: PrintExpr, format: EventFormat, longSize: 4 | 8): 
 const twoTo32 = 4294967296;
 
 /**
+ * The halves of the last 8-byte field {@link readDirectInt} read for an unsigned 64-bit
+ * conversion (set whether or not the value fit): hex conversions print them as they are.
+ */
+export const directHalves = { hi: 0, lo: 0 };
+
+/**
+ * The integer at `at` (a {@link DirectRead} of `size` bytes) for an integer conversion of `bits`
+ * bits, as a JS number without BigInt: an 8-byte field as two 32-bit halves. Undefined when it
+ * needs BigInt (beyond ±2^53, or a negative value for an unsigned 64-bit conversion) or the
+ * conversion is neither 32 nor 64 bits wide. The one 64-bit field read of `formatDirect` and
+ * record-writer's `writeDirect`.
+ */
+export function readDirectInt(v: DataView, at: number, le: boolean, size: number, signed: boolean, bits: number, signedConv: boolean): number | undefined {
+  let value: number;
+  if (size === 8) {
+    const lo = v.getUint32(at + (le ? 0 : 4), le);
+    const hiAt = at + (le ? 4 : 0);
+    if (bits === 32) return signedConv ? lo | 0 : lo;
+    if (bits !== 64) return undefined;
+    if (signedConv) {
+      const hi = v.getInt32(hiAt, le);
+      if (hi >= 0x200000 || hi < -0x200000) return undefined;
+      return hi * twoTo32 + lo;
+    }
+    const hi = v.getUint32(hiAt, le);
+    directHalves.hi = hi;
+    directHalves.lo = lo;
+    if (hi >= 0x200000) return undefined;
+    return hi * twoTo32 + lo;
+  }
+  switch (size) {
+    case 1: value = signed ? v.getInt8(at) : v.getUint8(at); break;
+    case 2: value = signed ? v.getInt16(at, le) : v.getUint16(at, le); break;
+    default: value = signed ? v.getInt32(at, le) : v.getUint32(at, le);
+  }
+  if (bits === 32) return signedConv ? value | 0 : value >>> 0;
+  if (bits !== 64 || (!signedConv && value < 0)) return undefined;
+  return value;
+}
+
+/**
  * Formats a {@link DirectRead} for an integer conversion with JS numbers, or returns undefined
  * when the value needs BigInt (then the general path prints it).
  */
 function formatDirect(seg: Conversion, d: DirectRead, ctx: EvalContext): string | undefined {
-  const at = ctx.recordOffset + d.byteOffset;
-  const v = ctx.view;
-  const le = ctx.littleEndian;
   const bits = conversionBits(seg.length, ctx.longSize);
   const signedConv = seg.conversion === 'd' || seg.conversion === 'i';
   const width = seg.width as number | undefined;
   const precision = seg.precision as number | undefined;
-  let value: number;
-  if (d.size === 8) {
-    const lo = v.getUint32(at + (le ? 0 : 4), le);
-    const hiAt = at + (le ? 4 : 0);
-    if (bits === 32) {
-      value = signedConv ? lo | 0 : lo;
-    } else if (bits !== 64) {
-      return undefined;
-    } else if (signedConv) {
-      const hi = v.getInt32(hiAt, le);
-      if (hi >= 0x200000 || hi < -0x200000) return undefined;
-      value = hi * twoTo32 + lo;
-    } else {
-      const hi = v.getUint32(hiAt, le);
-      if (hi >= 0x200000) {
-        if (seg.conversion !== 'x' && seg.conversion !== 'X') return undefined;
-        return formatDigits(false, hi.toString(16) + lo.toString(16).padStart(8, '0'), seg.conversion, seg.flags, width, precision);
-      }
-      value = hi * twoTo32 + lo;
+  const value = readDirectInt(ctx.view, ctx.recordOffset + d.byteOffset, ctx.littleEndian, d.size, d.signed, bits, signedConv);
+  if (value === undefined) {
+    // an unsigned 64-bit value beyond 2^53 in hex: its two halves' digits
+    if (d.size === 8 && bits === 64 && !signedConv && (seg.conversion === 'x' || seg.conversion === 'X')) {
+      const { hi, lo } = directHalves;
+      return formatDigits(false, hi.toString(16) + lo.toString(16).padStart(8, '0'), seg.conversion, seg.flags, width, precision);
     }
-  } else {
-    switch (d.size) {
-      case 1: value = d.signed ? v.getInt8(at) : v.getUint8(at); break;
-      case 2: value = d.signed ? v.getInt16(at, le) : v.getUint16(at, le); break;
-      default: value = d.signed ? v.getInt32(at, le) : v.getUint32(at, le);
-    }
-    if (bits === 32) value = signedConv ? value | 0 : value >>> 0;
-    else if (bits !== 64 || (!signedConv && value < 0)) return undefined;
+    return undefined;
   }
   return formatSmallInteger(value, seg.conversion, seg.flags, width, precision);
 }

@@ -1,5 +1,5 @@
 import type { EventFormat } from '../event-format/event-format.js';
-import { compile, type DirectRead, directRead } from './format-record.js';
+import { compile, type DirectRead, directHalves, directRead, readDirectInt } from './format-record.js';
 import { conversionBits, type Conversion, formatDigits, formatSmallInteger } from './printf.js';
 import type { RenderEnv } from './render-env.js';
 import { encodeText, type TextWriter } from './text-writer.js';
@@ -23,8 +23,6 @@ interface DirectConversion {
   plain: boolean;
   seg: Conversion;
 }
-
-const twoTo32 = 4294967296;
 
 /**
  * Compiles a format's print fmt, once, into a {@link RecordWriter} when every conversion prints a
@@ -86,44 +84,20 @@ function writeDirect(op: DirectConversion, v: DataView, at: number, le: boolean,
   const d = op.read;
   const bits = op.bits;
   const signedConv = op.signedConv;
-  let value: number;
-  if (d.size === 8) {
-    const lo = v.getUint32(at + (le ? 0 : 4), le);
-    const hiAt = at + (le ? 4 : 0);
-    if (bits === 32) {
-      value = signedConv ? lo | 0 : lo;
-    } else if (bits !== 64) {
-      return false;
-    } else if (signedConv) {
-      const hi = v.getInt32(hiAt, le);
-      if (hi >= 0x200000 || hi < -0x200000) return false;
-      value = hi * twoTo32 + lo;
-    } else {
-      const hi = v.getUint32(hiAt, le);
-      if (op.conversion === 'x' || op.conversion === 'X') {
-        if (op.plain) {
-          out.hex64(hi, lo, op.conversion === 'X');
-          return true;
-        }
-        if (hi >= 0x200000) {
-          const seg = op.seg;
-          out.text(formatDigits(false, hi.toString(16) + lo.toString(16).padStart(8, '0'), seg.conversion, seg.flags, seg.width as number | undefined, seg.precision as number | undefined));
-          return true;
-        }
-      } else if (hi >= 0x200000) {
-        return false;
-      }
-      value = hi * twoTo32 + lo;
+  let value = readDirectInt(v, at, le, d.size, d.signed, bits, signedConv);
+  if (d.size === 8 && bits === 64 && !signedConv && (op.conversion === 'x' || op.conversion === 'X')) {
+    const { hi, lo } = directHalves;
+    if (op.plain) {
+      out.hex64(hi, lo, op.conversion === 'X');
+      return true;
     }
-  } else {
-    switch (d.size) {
-      case 1: value = d.signed ? v.getInt8(at) : v.getUint8(at); break;
-      case 2: value = d.signed ? v.getInt16(at, le) : v.getUint16(at, le); break;
-      default: value = d.signed ? v.getInt32(at, le) : v.getUint32(at, le);
+    if (value === undefined) {
+      const seg = op.seg;
+      out.text(formatDigits(false, hi.toString(16) + lo.toString(16).padStart(8, '0'), seg.conversion, seg.flags, seg.width as number | undefined, seg.precision as number | undefined));
+      return true;
     }
-    if (bits === 32) value = signedConv ? value | 0 : value >>> 0;
-    else if (bits !== 64 || (!signedConv && value < 0)) return false;
   }
+  if (value === undefined) return false;
   if (!op.plain) {
     const seg = op.seg;
     out.text(formatSmallInteger(value, seg.conversion, seg.flags, seg.width as number | undefined, seg.precision as number | undefined));

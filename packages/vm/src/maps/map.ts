@@ -1,39 +1,13 @@
+import { BpfMapType, mapTypeNames as formatsMapTypeNames } from '@probeyard/formats';
 import { VmError } from '../errors.js';
 import { Errno } from './errno.js';
 
-/** Map types (`enum bpf_map_type`, `BPF_MAP_TYPE_*`), with the kernel's numbers. */
-export const MapType = {
-  hash: 1,
-  array: 2,
-  progArray: 3,
-  perfEventArray: 4,
-  percpuHash: 5,
-  percpuArray: 6,
-  stackTrace: 7,
-  cgroupArray: 8,
-  lruHash: 9,
-  lruPercpuHash: 10,
-  queue: 22,
-  stack: 23,
-  ringbuf: 27,
-} as const;
-export type MapType = (typeof MapType)[keyof typeof MapType];
+/** Map types (`enum bpf_map_type`, `BPF_MAP_TYPE_*`), with the kernel's numbers (packages/formats' table). */
+export const MapType = BpfMapType;
+export type MapType = BpfMapType;
 
-export const mapTypeNames: Record<MapType, string> = {
-  1: 'hash',
-  2: 'array',
-  3: 'prog_array',
-  4: 'perf_event_array',
-  5: 'percpu_hash',
-  6: 'percpu_array',
-  7: 'stack_trace',
-  8: 'cgroup_array',
-  9: 'lru_hash',
-  10: 'lru_percpu_hash',
-  22: 'queue',
-  23: 'stack',
-  27: 'ringbuf',
-};
+/** The kernel's name of each map type the VM knows (`hash`, `prog_array`, …). */
+export const mapTypeNames = Object.fromEntries(Object.values(MapType).map((t) => [t, formatsMapTypeNames[t]])) as Record<MapType, string>;
 
 /** What a map is: the fields of `BPF_MAP_CREATE` the VM uses. */
 export interface MapSpec {
