@@ -180,6 +180,7 @@ describe.skipIf(browserSkipReason)('the issue’s proof (Chromium)', () => {
       tokens: `${base}/tokens`,
       members: `${base}/members`,
       audit: `${base}/audit`,
+      providers: `${base}/providers`,
     };
     const report: Record<string, { scripts: number; jsBytes: number; jsGzipBytes: number; violations: string[]; focusable: number }> = {};
     for (const [name, url] of Object.entries(pages)) {
