@@ -56,6 +56,31 @@ describe('the verifier pool', () => {
     }
   });
 
+  it('keeps `keepIdle` warmed workers past the idle time, and stops the others', async () => {
+    const pool = new VerifierPool({ maxWorkers: 2, idleMs: 100, keepIdle: 1 });
+    try {
+      expect(await pool.warm()).toBe(true);
+      const bytes = new Uint8Array(switchCount);
+      await Promise.all([pool.readArtifact('a', bytes), pool.readArtifact('b', bytes)]);
+      expect(pool.workers).toBe(2);
+      await new Promise((r) => setTimeout(r, 400));
+      expect(pool.workers).toBe(1);
+      // the kept worker answers at once
+      await pool.readArtifact('a', bytes);
+      expect(pool.workers).toBe(1);
+    } finally {
+      await pool.close();
+    }
+    const plain = new VerifierPool({ maxWorkers: 2, idleMs: 100 });
+    try {
+      await plain.warm();
+      await new Promise((r) => setTimeout(r, 400));
+      expect(plain.workers).toBe(0);
+    } finally {
+      await plain.close();
+    }
+  });
+
   it('refuses a task beyond the per-tenant queue with rate_limited, in words', async () => {
     const pool = new VerifierPool({ maxWorkers: 2, maxQueuedPerTenant: 1, spinMs: () => 1000 });
     try {

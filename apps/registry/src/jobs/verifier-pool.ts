@@ -26,6 +26,8 @@ export interface VerifierPoolOptions {
   maxHeapMb?: number;
   /** An idle worker is stopped after this long (default 30 s). */
   idleMs?: number;
+  /** Idle workers kept however long they wait (default 0; the server keeps 1, see {@link VerifierPool.warm}). */
+  keepIdle?: number;
   /** Test-only: a worker spins this long before a task of this kind (a stand-in for a slow verification). */
   spinMs?: (kind: VerifyTask['kind']) => number;
 }
@@ -50,7 +52,23 @@ export class VerifierPool {
       maxQueued: opts.maxQueued ?? 128,
       ...(opts.maxInFlightPerTenant !== undefined ? { maxInFlightPerTenant: opts.maxInFlightPerTenant } : {}),
       ...(opts.idleMs !== undefined ? { idleMs: opts.idleMs } : {}),
+      ...(opts.keepIdle !== undefined ? { keepIdle: opts.keepIdle } : {}),
     });
+  }
+
+  /**
+   * Starts a worker and has it load and run the script and verifier code once, so that the first
+   * publish or live session after the start (and, with `keepIdle`, after a quiet spell) does not
+   * pay for a cold worker. Never fails: a warm-up that cannot run is only a slower first task.
+   */
+  async warm(): Promise<boolean> {
+    try {
+      await this.checkLive('', 'script', 'BEGIN { exit(); }');
+      await this.checkLive('', 'asm', 'r0 = 0\nexit\n');
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Workers alive now, for tests. */

@@ -52,6 +52,11 @@ export interface WorkerPoolOptions {
   maxHeapMb?: number;
   /** An idle worker is stopped after this long (default 30 s). */
   idleMs?: number;
+  /**
+   * Idle workers kept however long they wait (default 0): the first task after a quiet spell then
+   * finds its modules loaded and compiled (a cold worker costs 2–5 s on a loaded 2-core machine).
+   */
+  keepIdle?: number;
 }
 
 /** Longest wait for a new worker to load its modules (a loaded machine, from TypeScript sources). */
@@ -174,6 +179,7 @@ export class WorkerPool<Task, Outcome> {
   readonly maxQueued: number;
   private readonly entry: URL;
   private readonly idleMs: number;
+  private readonly keepIdle: number;
   private readonly idle: PoolWorker<Outcome>[] = [];
   private readonly busy = new Set<PoolWorker<Outcome>>();
   /** Waiting tasks by tenant; the map's order is the round-robin order (a served tenant goes to the back). */
@@ -193,6 +199,7 @@ export class WorkerPool<Task, Outcome> {
     this.maxQueued = Math.max(0, opts.maxQueued ?? 256);
     this.maxHeapMb = opts.maxHeapMb ?? 256;
     this.idleMs = opts.idleMs ?? 30_000;
+    this.keepIdle = Math.max(0, Math.min(this.maxWorkers, opts.keepIdle ?? 0));
   }
 
   /** Workers alive now (idle or working), for tests. */
@@ -325,12 +332,15 @@ export class WorkerPool<Task, Outcome> {
     if (w) {
       if (w.gone === undefined && !this.closed) {
         w.worker.unref();
-        w.idleTimer = setTimeout(() => {
-          const at = this.idle.indexOf(w);
-          if (at >= 0) this.idle.splice(at, 1);
-          w.kill(new Error('idle'));
-        }, this.idleMs);
-        w.idleTimer.unref();
+        // The first `keepIdle` idle workers stay (unref'd: they never keep the process alive).
+        if (this.idle.length >= this.keepIdle) {
+          w.idleTimer = setTimeout(() => {
+            const at = this.idle.indexOf(w);
+            if (at >= 0) this.idle.splice(at, 1);
+            w.kill(new Error('idle'));
+          }, this.idleMs);
+          w.idleTimer.unref();
+        }
         this.idle.push(w);
       } else if (w.gone === undefined) {
         w.kill(new Error('closed'));
