@@ -26,6 +26,9 @@ for (const group of ['packages', 'apps']) {
         // The web app's tests drive a real Chromium against a registry and a Next.js server: on a
         // loaded 2-core machine (the whole suite runs at once) one such test has taken over 30 s.
         ...(name === 'web' ? { testTimeout: 120_000 } : {}),
+        // The registry's tests run each case on PGlite and PostgreSQL, some with tens of password
+        // hashes in a row (scrypt): one took 33.6 s under the whole suite's load.
+        ...(name === 'registry' ? { testTimeout: 90_000 } : {}),
       },
     });
   }
