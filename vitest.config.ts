@@ -28,7 +28,8 @@ for (const group of ['packages', 'apps']) {
         ...(name === 'web' ? { testTimeout: 120_000 } : {}),
         // The registry's tests run each case on PGlite and PostgreSQL, some with tens of password
         // hashes in a row (scrypt): one took 33.6 s under the whole suite's load.
-        ...(name === 'registry' ? { testTimeout: 90_000 } : {}),
+        // The agent's tests start a registry and agents as processes (its README example: 24.9 s).
+        ...(name === 'registry' || name === 'agent' ? { testTimeout: 90_000 } : {}),
       },
     });
   }
