@@ -97,7 +97,7 @@ describe('older layouts (inline char[16] comms), records built from the fixture 
       const data = recordOf(format, { common_pid: pp, parent_comm: pc, parent_pid: pp, child_comm: cc, child_pid: cp });
       loaded.runRecord(format.id, { cpu: 0, timestamp: 1000 * (i + 1), data });
     }
-    return drawMaps(encodeMapSnapshot(loaded, { runId: 't', traceTimeNs: 0n, eventsSeen: forks.length, eventsLost: 0 }).maps, { eventsLost: 0 });
+    return drawMaps(encodeMapSnapshot(loaded, { runId: 't', eventsSeen: forks.length, eventsLost: 0 }).maps, { eventsLost: 0 });
   }
 
   it.each(['android-3.4.0', 'android-3.10.49'] as const)('%s: forkprov.o and the script through proc@1.0.0 read the same values', async (kernel) => {
