@@ -193,6 +193,15 @@ describe('probeyard compat and inspect with --provider', () => {
     expect([two.code, two.err]).toEqual([2, expect.stringContaining('provider proc is given twice (1.0.0 and 1.1.0)')]);
   });
 
+  it('verify checks a provider program on its arguments record (with --provider) or a generic record (without, said so)', async () => {
+    const v = await cli(['verify', forkprov, '--provider', providersDir]);
+    expect(v.code).toBe(0);
+    expect(v.out).toContain('context reads of proc:::fork:\n  insn 4: parent_comm (offset 16, size 4)\n  insn 30: child_pid (offset 24, size 8)\n');
+    const generic = await cli(['verify', ioprov]);
+    expect(generic.code).toBe(0);
+    expect(generic.out).toContain("io:::done: no provider 'io' given (--provider): checked on a generic record");
+  });
+
   it('inspect shows the probe, its arguments record and the provider implementations', async () => {
     const r = await cli(['inspect', forkprov, '--provider', providersDir]);
     expect(r.code).toBe(0);
