@@ -3,7 +3,9 @@
 // and the same-purpose script read the same values from the same records (the library's
 // recordings, and records laid out as the older kernels lay them out), and both agree with the
 // records read independently; the raw-tracepoint twins are refused where the provider ones run.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type KernelProfile, parseProvider, profileFormat } from '@probeyard/compat';
@@ -221,4 +223,24 @@ describe('probeyard compat and inspect with --provider', () => {
     const json = JSON.parse((await cli(['inspect', forkprov, '--provider', join(providersDir, 'io.json'), '--json'])).out);
     expect(json.providers).toEqual([{ program: 'count_forks', probe: 'proc:::fork', record: [], implementations: [], error: "no provider 'proc' given" }]);
   });
+});
+
+const canTraceLive = process.getuid?.() === 0 && existsSync('/sys/kernel/tracing/events/sched/sched_process_fork');
+if (!canTraceLive) console.log('probeyard run of a provider C program --feed live skipped: needs root and a mounted tracefs with sched_process_fork');
+describe.skipIf(!canTraceLive)('probeyard run of a provider C program --feed live', () => {
+  it('enables the event its implementation chooses on this kernel and counts the forks of a shell', async () => {
+    let done = false;
+    const pending = cli(['run', forkprov, '--feed', 'live', '--duration', '3', '--provider', providersDir]).finally(() => {
+      done = true;
+    });
+    // a shell that forks twice, every 100 ms while the run lasts (it enables its events after it starts)
+    while (!done) {
+      await promisify(execFile)('sh', ['-c', '/bin/true & /bin/true & wait']);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const r = await pending;
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/count_forks: proc:::fork via proc@1\.0\.0, implementation for (inline|__data_loc) parent_comm/);
+    expect(Number(/@forks\[sh\]: (\d+)/.exec(r.out)?.[1] ?? 0)).toBeGreaterThanOrEqual(2);
+  }, 60_000);
 });
