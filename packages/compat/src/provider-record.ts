@@ -113,40 +113,164 @@ function binaryOp(op: string, a: bigint, b: bigint): bigint {
 
 const isCharType = (type: string) => /^(?:(?:un)?signed\s+)?char$|^(?:const\s+)?char$/.test(type.trim());
 
-/** Reads what the script compiler reads from a field: an integer (sign- or zero-extended), an array element, or a string's bytes. */
-function readField(f: FormatField, index: number | undefined, view: DataView, base: number, length: number): Value {
-  const bytes = new Uint8Array(view.buffer, view.byteOffset + base, length);
-  const text = (from: number, max: number): Uint8Array => {
-    const start = Math.max(0, Math.min(from, length));
-    const end = Math.max(start, Math.min(start + max, length));
-    const s = bytes.subarray(start, end);
-    const nul = s.indexOf(0);
-    return nul < 0 ? s : s.subarray(0, nul);
-  };
+/** The record an expression reads: `bytes[base .. base + length]`. */
+interface RecordView {
+  bytes: Uint8Array;
+  view: DataView;
+  base: number;
+  length: number;
+}
+
+type Evaluate = (r: RecordView) => Value;
+
+const empty = new Uint8Array(0);
+
+/** The text of `bytes[base + from ..]`, at most `max` bytes, up to its first NUL, clipped to the record. */
+function textAt(r: RecordView, from: number, max: number): Uint8Array {
+  const start = Math.max(0, Math.min(from, r.length));
+  const end = Math.max(start, Math.min(start + max, r.length));
+  const s = r.bytes.subarray(r.base + start, r.base + end);
+  const nul = s.indexOf(0);
+  return nul < 0 ? s : s.subarray(0, nul);
+}
+
+/** How a field is read, as the script compiler reads it: an integer (sign- or zero-extended), an array element, or a string's bytes. */
+function fieldReader(f: FormatField, index: number | undefined): Evaluate {
   if (f.dynamic !== undefined) {
-    const loc = f.byteOffset + 4 <= length ? view.getUint32(base + f.byteOffset, true) : 0;
-    const off = (loc & 0xffff) + (f.dynamic === 'rel_loc' ? f.byteOffset + f.size : 0);
-    return text(off, loc >>> 16);
+    const rel = f.dynamic === 'rel_loc' ? f.byteOffset + f.size : 0;
+    return (r) => {
+      const loc = f.byteOffset + 4 <= r.length ? r.view.getUint32(r.base + f.byteOffset, true) : 0;
+      return textAt(r, (loc & 0xffff) + rel, loc >>> 16);
+    };
   }
-  if (f.array !== undefined && isCharType(f.type) && index === undefined) return text(f.byteOffset, f.size);
+  if (f.array !== undefined && isCharType(f.type) && index === undefined) return (r) => textAt(r, f.byteOffset, f.size);
   const elementSize = index === undefined ? f.size : f.size / (f.array?.length ?? 1);
   const at = f.byteOffset + (index ?? 0) * elementSize;
-  if (at + elementSize > length || ![1, 2, 4, 8].includes(elementSize)) return 0n;
   const signed = f.type.includes('*') ? false : (f.signed ?? false);
-  const p = base + at;
+  const fits = (r: RecordView) => at + elementSize <= r.length;
   switch (elementSize) {
     case 1:
-      return BigInt(signed ? view.getInt8(p) : view.getUint8(p));
+      return (r) => (fits(r) ? BigInt(signed ? r.view.getInt8(r.base + at) : r.view.getUint8(r.base + at)) : 0n);
     case 2:
-      return BigInt(signed ? view.getInt16(p, true) : view.getUint16(p, true));
+      return (r) => (fits(r) ? BigInt(signed ? r.view.getInt16(r.base + at, true) : r.view.getUint16(r.base + at, true)) : 0n);
     case 4:
-      return BigInt(signed ? view.getInt32(p, true) : view.getUint32(p, true));
+      return (r) => (fits(r) ? BigInt(signed ? r.view.getInt32(r.base + at, true) : r.view.getUint32(r.base + at, true)) : 0n);
+    case 8:
+      return (r) => (fits(r) ? (signed ? r.view.getBigInt64(r.base + at, true) : s64(r.view.getBigUint64(r.base + at, true))) : 0n);
     default:
-      return signed ? view.getBigInt64(p, true) : s64(view.getBigUint64(p, true));
+      return () => 0n;
   }
 }
 
-/** Builds a probe's arguments record from a raw record: `(bytes, byteOffset, length) → record`. */
+/**
+ * The fast path of an `int` argument that is a plain integer field (the common case): written as
+ * an s64 without BigInt — a 1-, 2- or 4-byte field sign- or zero-extended by Number, an 8-byte
+ * field copied (its bits are the s64's either way).
+ */
+function intFieldWriter(e: Expr, fields: ReadonlyMap<string, FormatField>): ((r: RecordView, out: Uint8Array, w: DataView, byteOffset: number) => void) | undefined {
+  if (e.kind !== 'field') return undefined;
+  const f = fields.get(e.name);
+  if (f === undefined || f.dynamic !== undefined || (f.array !== undefined && e.index === undefined)) return undefined;
+  const elementSize = e.index === undefined ? f.size : f.size / (f.array?.length ?? 1);
+  const at = f.byteOffset + (e.index ?? 0) * elementSize;
+  const signed = f.type.includes('*') ? false : (f.signed ?? false);
+  const put = (w: DataView, byteOffset: number, v: number) => {
+    w.setInt32(byteOffset, v, true);
+    w.setInt32(byteOffset + 4, signed && v < 0 ? -1 : 0, true);
+  };
+  switch (elementSize) {
+    case 1:
+      return (r, _out, w, o) => put(w, o, at + 1 <= r.length ? (signed ? r.view.getInt8(r.base + at) : r.view.getUint8(r.base + at)) : 0);
+    case 2:
+      return (r, _out, w, o) => put(w, o, at + 2 <= r.length ? (signed ? r.view.getInt16(r.base + at, true) : r.view.getUint16(r.base + at, true)) : 0);
+    case 4:
+      // an unsigned 32-bit value above 2^31 written by setInt32 keeps its bits; the high half is 0
+      return (r, _out, w, o) => put(w, o, at + 4 <= r.length ? r.view.getInt32(r.base + at, true) : 0);
+    case 8:
+      return (r, out, _w, o) => {
+        if (at + 8 <= r.length) out.set(r.bytes.subarray(r.base + at, r.base + at + 8), o);
+      };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The fast path of a `string` argument that is a string field or `str()` of one (the common case):
+ * where its text starts and ends in `bytes` (absolute), without allocating.
+ */
+function stringFieldSpan(e: Expr, fields: ReadonlyMap<string, FormatField>): ((r: RecordView, span: Int32Array) => void) | undefined {
+  let max = Number.POSITIVE_INFINITY;
+  let inner = e;
+  if (inner.kind === 'str') {
+    if (inner.length !== undefined) max = Math.max(0, inner.length - 1);
+    inner = inner.inner;
+  }
+  if (inner.kind !== 'field' || inner.index !== undefined) return undefined;
+  const f = fields.get(inner.name);
+  if (f === undefined) return undefined;
+  const span = (r: RecordView, out: Int32Array, from: number, limit: number) => {
+    const start = Math.max(0, Math.min(from, r.length));
+    const end = Math.max(start, Math.min(start + Math.min(limit, max), r.length));
+    let i = r.base + start;
+    const stop = r.base + end;
+    const b = r.bytes;
+    while (i < stop && b[i] !== 0) i++;
+    out[0] = r.base + start;
+    out[1] = i;
+  };
+  if (f.dynamic !== undefined) {
+    const rel = f.dynamic === 'rel_loc' ? f.byteOffset + f.size : 0;
+    return (r, out) => {
+      const loc = f.byteOffset + 4 <= r.length ? r.view.getUint32(r.base + f.byteOffset, true) : 0;
+      span(r, out, (loc & 0xffff) + rel, loc >>> 16);
+    };
+  }
+  if (f.array !== undefined && isCharType(f.type)) return (r, out) => span(r, out, f.byteOffset, f.size);
+  return undefined;
+}
+
+/** An expression as a function of the record, compiled once per binding. */
+function compile(e: Expr, fields: ReadonlyMap<string, FormatField>, where: string): Evaluate {
+  switch (e.kind) {
+    case 'int': {
+      const v = e.value;
+      return () => v;
+    }
+    case 'field': {
+      const f = fields.get(e.name);
+      if (f === undefined) throw new CompatError('malformed', `${where} has no field ${e.name}`);
+      return fieldReader(f, e.index);
+    }
+    case 'str': {
+      const inner = compile(e.inner, fields, where);
+      const max = e.length === undefined ? undefined : Math.max(0, e.length - 1);
+      return (r) => {
+        const v = inner(r);
+        if (typeof v === 'bigint') return empty;
+        return max === undefined ? v : v.subarray(0, max);
+      };
+    }
+    case 'unary': {
+      const operand = compile(e.operand, fields, where);
+      return e.op === '-' ? (r) => s64(-asInt(operand(r))) : (r) => s64(~asInt(operand(r)));
+    }
+    case 'binary': {
+      const left = compile(e.left, fields, where);
+      const right = compile(e.right, fields, where);
+      const op = e.op;
+      return (r) => binaryOp(op, asInt(left(r)), asInt(right(r)));
+    }
+  }
+}
+
+const asInt = (v: Value): bigint => (typeof v === 'bigint' ? v : 0n);
+
+/**
+ * Builds a probe's arguments record from a raw record: `(bytes, byteOffset, length) → record`. The
+ * record is a view of the builder's own buffer, valid until its next call (the runtime copies it
+ * into the VM's context before that).
+ */
 export type ProviderRecordBuilder = (bytes: Uint8Array, byteOffset: number, length: number) => Uint8Array;
 
 /**
@@ -155,73 +279,97 @@ export type ProviderRecordBuilder = (bytes: Uint8Array, byteOffset: number, leng
  * field by name, each `int` argument a little-endian s64, each `string` argument's text (without
  * its NUL in the raw record) appended after the fixed part with a NUL, its `__data_loc` locator
  * `length << 16 | offset`. A field an expression names that `raw` lacks is `malformed` here
- * (resolution already checked it against the same format).
+ * (resolution already checked it against the same format). The expressions are compiled once;
+ * plain fields and strings are read and written without allocating.
  */
 export function providerRecordBuilder(binding: Pick<ProviderBinding, 'args' | 'format'>, raw: EventFormat): ProviderRecordBuilder {
   const fieldsByName = new Map([...raw.commonFields, ...raw.fields].map((f) => [f.name, f]));
+  const where = `${raw.system}/${raw.name}`;
   const args = binding.args.map((a) => {
     const out = binding.format.fields.find((f) => f.name === a.name);
     if (out === undefined) throw new CompatError('malformed', `arguments record of ${binding.format.name}: no field ${a.name}`);
-    return { ...a, expr: parse(a.expression), byteOffset: out.byteOffset };
-  });
-  const check = (e: Expr): void => {
-    if (e.kind === 'field' && !fieldsByName.has(e.name)) throw new CompatError('malformed', `${raw.system}/${raw.name} has no field ${e.name}`);
-    if (e.kind === 'str') check(e.inner);
-    if (e.kind === 'unary') check(e.operand);
-    if (e.kind === 'binary') {
-      check(e.left);
-      check(e.right);
-    }
-  };
-  for (const a of args) check(a.expr);
-  const common = ['common_type', 'common_flags', 'common_preempt_count', 'common_pid'].map((name) => ({ from: fieldsByName.get(name), to: binding.format.commonFields.find((f) => f.name === name) }));
-  const fixedSize = Math.max(binding.format.fixedSize, PROVIDER_COMMON_SIZE);
-  return (bytes, byteOffset, length) => {
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const evaluate = (e: Expr): Value => {
-      switch (e.kind) {
-        case 'int':
-          return e.value;
-        case 'field':
-          return readField(fieldsByName.get(e.name)!, e.index, view, byteOffset, length);
-        case 'str': {
-          const v = evaluate(e.inner);
-          if (typeof v === 'bigint') return new Uint8Array(0);
-          return e.length === undefined ? v : v.subarray(0, Math.max(0, e.length - 1));
-        }
-        case 'unary': {
-          const v = evaluate(e.operand);
-          const n = typeof v === 'bigint' ? v : 0n;
-          return e.op === '-' ? s64(-n) : s64(~n);
-        }
-        case 'binary': {
-          const a = evaluate(e.left);
-          const b = evaluate(e.right);
-          return binaryOp(e.op, typeof a === 'bigint' ? a : 0n, typeof b === 'bigint' ? b : 0n);
-        }
-      }
+    const expr = parse(a.expression);
+    const evaluate = compile(expr, fieldsByName, where);
+    return {
+      isInt: a.type === 'int',
+      evaluate,
+      write: a.type === 'int' ? intFieldWriter(expr, fieldsByName) : undefined,
+      span: a.type === 'string' ? stringFieldSpan(expr, fieldsByName) : undefined,
+      byteOffset: out.byteOffset,
     };
-    const values = args.map((a) => evaluate(a.expr));
+  });
+  // the common header, read and written as numbers (their sizes are 1, 2 and 4 bytes on every kernel)
+  const common = ['common_type', 'common_flags', 'common_preempt_count', 'common_pid'].flatMap((name) => {
+    const from = fieldsByName.get(name);
+    const to = binding.format.commonFields.find((f) => f.name === name);
+    if (from === undefined || to === undefined || from.array !== undefined || from.dynamic !== undefined || ![1, 2, 4].includes(from.size)) return [];
+    return [{ at: from.byteOffset, size: from.size, to: to.byteOffset, toSize: to.size }];
+  });
+  const fixedSize = Math.max(binding.format.fixedSize, PROVIDER_COMMON_SIZE);
+  const values: Value[] = args.map(() => 0n);
+  const spans = args.map(() => new Int32Array(2));
+  let scratch = new Uint8Array(Math.max(256, fixedSize));
+  let scratchView = new DataView(scratch.buffer);
+  const r: RecordView = { bytes: empty, view: new DataView(empty.buffer), base: 0, length: 0 };
+  return (bytes, byteOffset, length) => {
+    // a feed hands one page's bytes for many records: a view per array, not per record
+    if (r.bytes !== bytes) r.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    r.bytes = bytes;
+    r.base = byteOffset;
+    r.length = length;
     let size = fixedSize;
-    for (const v of values) if (typeof v !== 'bigint') size += v.length + 1;
-    const out = new Uint8Array(Math.min(size, 0xffff));
-    const w = new DataView(out.buffer);
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i]!;
+      if (a.write !== undefined) continue;
+      if (a.span !== undefined) {
+        const sp = spans[i]!;
+        a.span(r, sp);
+        size += sp[1]! - sp[0]! + 1;
+        continue;
+      }
+      const v = a.evaluate(r);
+      values[i] = v;
+      if (typeof v !== 'bigint') size += v.length + 1;
+    }
+    // one scratch buffer, grown by doubling: the record lives until the next call
+    const want = Math.min(size, 0xffff);
+    if (scratch.length < want) {
+      scratch = new Uint8Array(Math.max(want, scratch.length * 2));
+      scratchView = new DataView(scratch.buffer);
+    }
+    const out = scratch.subarray(0, want);
+    const w = scratchView;
+    out.fill(0, 0, fixedSize);
     for (const c of common) {
-      if (c.from === undefined || c.to === undefined || c.from.byteOffset + c.from.size > length) continue;
-      const v = readField(c.from, undefined, view, byteOffset, length);
-      if (typeof v !== 'bigint') continue;
-      if (c.to.size === 1) w.setUint8(c.to.byteOffset, Number(BigInt.asUintN(8, v)));
-      else if (c.to.size === 2) w.setUint16(c.to.byteOffset, Number(BigInt.asUintN(16, v)), true);
-      else w.setInt32(c.to.byteOffset, Number(BigInt.asIntN(32, v)), true);
+      if (c.at + c.size > length) continue;
+      const p = byteOffset + c.at;
+      const v = c.size === 1 ? r.view.getUint8(p) : c.size === 2 ? r.view.getUint16(p, true) : r.view.getInt32(p, true);
+      if (c.toSize === 1) w.setUint8(c.to, v);
+      else if (c.toSize === 2) w.setUint16(c.to, v, true);
+      else w.setInt32(c.to, v, true);
     }
     let tail = fixedSize;
-    for (const [i, a] of args.entries()) {
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i]!;
+      if (a.write !== undefined) {
+        a.write(r, out, w, a.byteOffset);
+        continue;
+      }
+      if (a.span !== undefined) {
+        const sp = spans[i]!;
+        const n = Math.max(0, Math.min(sp[1]! - sp[0]!, out.length - tail - 1));
+        for (let j = 0; j < n; j++) out[tail + j] = bytes[sp[0]! + j]!;
+        const len = tail < out.length ? n + 1 : 0;
+        w.setUint32(a.byteOffset, ((len << 16) | Math.min(tail, 0xffff)) >>> 0, true);
+        tail += len;
+        continue;
+      }
       const v = values[i]!;
-      if (a.type === 'int') {
+      if (a.isInt) {
         w.setBigInt64(a.byteOffset, typeof v === 'bigint' ? v : 0n, true);
         continue;
       }
-      const text = typeof v === 'bigint' ? new Uint8Array(0) : v.subarray(0, Math.max(0, out.length - tail - 1));
+      const text = typeof v === 'bigint' ? empty : v.subarray(0, Math.max(0, out.length - tail - 1));
       out.set(text, tail);
       const len = tail < out.length ? text.length + 1 : 0;
       w.setUint32(a.byteOffset, ((len << 16) | Math.min(tail, 0xffff)) >>> 0, true);
