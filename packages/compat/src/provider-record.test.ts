@@ -62,6 +62,22 @@ describe('providerRecordBuilder', () => {
     expect(b.common_type).toBe(BigInt(dl.id));
   });
 
+  it('one builder over many records: a shorter string after a longer one ends at its own NUL', () => {
+    const inline = fixtureFormat('android-3.10.49', 'sched/sched_process_fork');
+    const exprs = { parent_pid: 'args.parent_pid', parent_comm: 'args.parent_comm', child_pid: 'args.child_pid', child_comm: 'str(args.child_comm)' };
+    const b = providerRecordBuilder({ args: forkArgs.map((a) => ({ ...a, expression: exprs[a.name as keyof typeof exprs] })), format: providerArgsFormat('t', 'p', forkArgs, inline.id) }, inline);
+    const names: [string, string][] = [
+      ['a-long-parent', 'a-long-child-xx'],
+      ['sh', 'c'],
+      ['', ''],
+      ['systemd', 'sd-worker'],
+    ];
+    for (const [pc, cc] of names) {
+      const rec = recordOf(inline, { parent_comm: pc, child_comm: cc, parent_pid: pc.length });
+      expect(decode(b(rec, 0, rec.length), forkArgs)).toMatchObject({ parent_comm: pc, child_comm: cc, parent_pid: BigInt(pc.length), child_pid: 0n });
+    }
+  });
+
   it('a 16-byte inline comm without a NUL is all 16 characters', () => {
     const inline = fixtureFormat('android-3.10.49', 'sched/sched_process_fork');
     const rec = recordOf(inline, { parent_pid: 1 });

@@ -360,6 +360,7 @@ export function providerRecordBuilder(binding: Pick<ProviderBinding, 'args' | 'f
         const n = Math.max(0, Math.min(sp[1]! - sp[0]!, out.length - tail - 1));
         for (let j = 0; j < n; j++) out[tail + j] = bytes[sp[0]! + j]!;
         const len = tail < out.length ? n + 1 : 0;
+        if (len > 0) out[tail + n] = 0;
         w.setUint32(a.byteOffset, ((len << 16) | Math.min(tail, 0xffff)) >>> 0, true);
         tail += len;
         continue;
@@ -372,6 +373,7 @@ export function providerRecordBuilder(binding: Pick<ProviderBinding, 'args' | 'f
       const text = typeof v === 'bigint' ? empty : v.subarray(0, Math.max(0, out.length - tail - 1));
       out.set(text, tail);
       const len = tail < out.length ? text.length + 1 : 0;
+      if (len > 0) out[tail + text.length] = 0;
       w.setUint32(a.byteOffset, ((len << 16) | Math.min(tail, 0xffff)) >>> 0, true);
       tail += len;
     }
