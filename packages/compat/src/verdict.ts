@@ -153,6 +153,10 @@ function signednessReasons(pf: ProgramFixups, event: string, coverage: Uint8Arra
  * one (a trace.dat: the kernel may have it). A scalar field read whose signedness changed is
  * `signedness-changed` (plain `char` text only with `strictCharSign`). A runtime probe (a script's
  * BEGIN, END, interval: {@link runtimeProbeOf}) runs on every kernel the verifier accepts it for.
+ * A program of a provider probe (`provider/proc/fork`: {@link bindProviderPrograms}) is resolved
+ * through `options.providers`, relocated and verified against its probe's arguments record, and
+ * says which implementation it runs through (`via`); the bindings are `verdict.providers`. One no
+ * implementation serves (or without its provider) is `provider-unresolved`.
  */
 export function checkCompat(spec: ProgramSpec, profile: KernelProfile, options: CompatOptions = {}): Verdict {
   if (!hasProviderPrograms(spec)) return checkBound(spec, profile, options, new Map());
