@@ -137,3 +137,18 @@ export {
   resolveProviderProbe,
   providerSummary,
 } from './provider.js';
+export {
+  type BoundProviders,
+  type ProviderArgsField,
+  type ProviderBinding,
+  type ProviderBindingFailure,
+  bindProviderPrograms,
+  hasProviderPrograms,
+  PROVIDER_COMMON_SIZE,
+  PROVIDER_SECTION_PREFIX,
+  providerArgsFormat,
+  providerArgsLayout,
+  providerArgsSystem,
+  providerProbeOf,
+} from './provider-program.js';
+export { type ProviderRecordBuilder, providerRecordBuilder } from './provider-record.js';

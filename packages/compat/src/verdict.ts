@@ -3,6 +3,8 @@ import { applyFixups, computeFixups, type FixupPlan, type ProgramFixups, type Un
 import type { KernelProfile } from './kernel-profile.js';
 import { mapDefsOf } from './manifest.js';
 import type { ProgramSpec } from './program-spec.js';
+import type { ProviderDefinition } from './provider.js';
+import { bindProviderPrograms, hasProviderPrograms, type ProviderBinding } from './provider-program.js';
 import { runtimeProbeOf } from './script-spec.js';
 
 /** The verdict of one (spec, profile) pair, from best to worst. */
@@ -36,6 +38,12 @@ export interface CompatOptions {
    * unsigned on ARM). Off by default: text is copied, not compared as numbers.
    */
   strictCharSign?: boolean;
+  /**
+   * The providers a compiled program's provider probes (`SEC("provider/proc/fork")`) resolve
+   * through: the versions it pins. A provider probe with none of its provider here is
+   * `provider-unresolved`.
+   */
+  providers?: readonly ProviderDefinition[];
 }
 
 /** One reason, as data and as text. */
@@ -87,6 +95,11 @@ export interface Verdict {
   plan: FixupPlan;
   /** The relocated spec when the status is `compatible` or `relocated`. */
   relocated: ProgramSpec | undefined;
+  /**
+   * For a spec with provider programs: each bound program's implementation, raw event, argument
+   * expressions and arguments record format (what the runtime needs to build its records).
+   */
+  providers?: ProviderBinding[];
 }
 
 const rank: Record<VerdictStatus, number> = { compatible: 0, relocated: 1, unknown: 2, incompatible: 3 };
@@ -140,14 +153,49 @@ function signednessReasons(pf: ProgramFixups, event: string, coverage: Uint8Arra
  * one (a trace.dat: the kernel may have it). A scalar field read whose signedness changed is
  * `signedness-changed` (plain `char` text only with `strictCharSign`). A runtime probe (a script's
  * BEGIN, END, interval: {@link runtimeProbeOf}) runs on every kernel the verifier accepts it for.
+ * A program of a provider probe (`provider/proc/fork`: {@link bindProviderPrograms}) is resolved
+ * through `options.providers`, relocated and verified against its probe's arguments record, and
+ * says which implementation it runs through (`via`); the bindings are `verdict.providers`. One no
+ * implementation serves (or without its provider) is `provider-unresolved`.
  */
 export function checkCompat(spec: ProgramSpec, profile: KernelProfile, options: CompatOptions = {}): Verdict {
+  if (!hasProviderPrograms(spec)) return checkBound(spec, profile, options, new Map());
+  // provider programs: each bound to its arguments record's format (relocated and verified against
+  // it as a tracepoint program against its event's), or decided unresolved up front
+  const bound = bindProviderPrograms(spec, profile, options.providers ?? []);
+  const decided = new Map<string, ProgramVerdict>();
+  for (const f of bound.failures) {
+    const text = `${f.program}: ${f.probe}: ${f.reason}`;
+    decided.set(f.program, { program: f.program, event: undefined, status: f.status, reasons: [{ kind: 'provider-unresolved', program: f.program, event: '', text }], changes: [], absentFields: [] });
+  }
+  const v = checkBound(bound.spec, bound.profile, options, decided);
+  for (const b of bound.bindings) {
+    const synthetic = `${b.format.system}/${b.format.name}`;
+    const raw = `${b.system}/${b.event}`;
+    const pv = v.programs.find((p) => p.program === b.program);
+    if (pv === undefined) continue;
+    pv.via = `${b.probe} via ${b.via}`;
+    if (pv.event === synthetic) pv.event = raw;
+    for (const r of pv.reasons) if (r.event === synthetic) r.event = raw;
+  }
+  // the relocated spec keeps the programs' own attach points (`provider/proc/fork`)
+  const relocated = v.relocated === undefined ? undefined : { ...v.relocated, programs: v.relocated.programs.map((p) => ({ ...p, attach: spec.programs.find((x) => x.name === p.name)?.attach ?? p.attach })) };
+  return { ...v, profile: { release: profile.release, arch: profile.arch, hash: profile.hash, complete: profile.complete }, relocated, providers: bound.bindings };
+}
+
+/** {@link checkCompat} of a spec whose provider programs are bound; `decided` programs are taken as given. */
+function checkBound(spec: ProgramSpec, profile: KernelProfile, options: CompatOptions, decided: ReadonlyMap<string, ProgramVerdict>): Verdict {
   const plan = computeFixups(spec, profile);
   const relocated = applyFixups(spec, plan);
   const programs: ProgramVerdict[] = [];
   /** Per program: the helpers by which it reads kernel memory (from the verifier's report). */
   const kernelReads = new Map<string, string[]>();
   for (const pf of plan.programs) {
+    const pre = decided.get(pf.program);
+    if (pre !== undefined) {
+      programs.push(pre);
+      continue;
+    }
     const program = relocated.programs.find((p) => p.name === pf.program)!;
     const reasons: VerdictReason[] = [];
     const changes = pf.fixups.filter((f) => f.action === 'patch' && f.changed && f.access.kind === 'byte-offset').map((f) => f.text);

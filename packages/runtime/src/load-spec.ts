@@ -1,4 +1,17 @@
-import { checkCompat, type DisplayHint, type KernelProfile, mapDefsOf, type ProgramSpec, profileFormat, type ReasonKind, type Verdict } from '@probeyard/compat';
+import {
+  checkCompat,
+  type DisplayHint,
+  type KernelProfile,
+  mapDefsOf,
+  type ProgramSpec,
+  type ProviderBinding,
+  type ProviderDefinition,
+  type ProviderRecordBuilder,
+  profileFormat,
+  providerRecordBuilder,
+  type ReasonKind,
+  type Verdict,
+} from '@probeyard/compat';
 import type { EventFormat } from '@probeyard/formats';
 import { sanitizeVerified, verify } from '@probeyard/verifier';
 import {
@@ -14,6 +27,8 @@ import {
   type MapSnapshot,
   type MapType,
   mapTypeNames,
+  type RunStatus,
+  type RuntimeOptions,
   snapshotMap,
   type TraceRecordLike,
   Vm,
@@ -54,6 +69,31 @@ export interface LoadSpecOptions {
   outputs?: OutputBounds;
   /** Time one run in this many for the CPU-time counters (default 16; 1 times every run). */
   timeEvery?: number;
+  /**
+   * Programs of provider probes bound to the feed's kernel (a verdict's `providers`): each runs on
+   * its raw event's records, each record turned into the probe's arguments record first (built by
+   * the implementation's argument expressions; `formatOf` must give the raw event's format), and
+   * is verified with the arguments record's format as its context.
+   */
+  providers?: readonly ProviderBinding[];
+}
+
+/**
+ * The runtime of a provider probe's program: every record of its raw event becomes the probe's
+ * arguments record (packages/compat `providerRecordBuilder`) before the program runs on it.
+ */
+export class ProviderEventRuntime extends EventRuntime {
+  private readonly build: ProviderRecordBuilder;
+
+  constructor(vm: Vm, program: LoadedProgram, options: RuntimeOptions, build: ProviderRecordBuilder) {
+    super(vm, program, options);
+    this.build = build;
+  }
+
+  override runBytes(cpu: number, timeLo: number, timeHi: number, bytes: Uint8Array, byteOffset: number, length: number, pid?: number): RunStatus {
+    const record = this.build(bytes, byteOffset, length);
+    return super.runBytes(cpu, timeLo, timeHi, record, 0, record.length, pid);
+  }
 }
 
 /**
@@ -211,8 +251,16 @@ export function loadSpec(spec: ProgramSpec, options: LoadSpecOptions = {}): Load
   const programs: LoadedSpecProgram[] = [];
   const mapDefs = mapDefsOf(spec);
   for (const p of spec.programs) {
-    const event = p.attach.kind === 'tracepoint' ? `${p.attach.system}/${p.attach.event}` : undefined;
-    const format = event === undefined ? undefined : options.formatOf?.(event);
+    const binding = options.providers?.find((b) => b.program === p.name);
+    const event = binding !== undefined ? `${binding.system}/${binding.event}` : p.attach.kind === 'tracepoint' ? `${p.attach.system}/${p.attach.event}` : undefined;
+    const raw = event === undefined ? undefined : options.formatOf?.(event);
+    let build: ProviderRecordBuilder | undefined;
+    if (binding !== undefined) {
+      if (raw === undefined) throw new RuntimeError('load-fault', `load ${p.name}: ${binding.probe} fires on ${event}, whose format the feed does not give`, { program: p.name });
+      build = providerRecordBuilder(binding, raw);
+    }
+    // a provider program's context is its probe's arguments record
+    const format = binding !== undefined ? binding.format : raw;
     // the bytes as the kernel runs them once verified: dead code (poisoned reads guarded by
     // `field exists`, ...) becomes `ja -1`, exit offsets 0
     const verified = verify(p.instructions, format ? { maps: mapDefs, context: { kind: 'tracepoint', event: format } } : { maps: mapDefs });
@@ -238,7 +286,7 @@ export function loadSpec(spec: ProgramSpec, options: LoadSpecOptions = {}): Load
       event,
       eventId: event === undefined ? undefined : options.eventIds?.get(event),
       program: result.program,
-      runtime: new EventRuntime(vm, result.program, { timeEvery: options.timeEvery ?? 16 }),
+      runtime: build === undefined ? new EventRuntime(vm, result.program, { timeEvery: options.timeEvery ?? 16 }) : new ProviderEventRuntime(vm, result.program, { timeEvery: options.timeEvery ?? 16 }, build),
     });
   }
   return new LoadedSpec(spec, vm, maps, programs, queue, cpuCount);
@@ -276,9 +324,11 @@ export type LoadOutcome =
   | { ok: false; status: 'failed'; verdict: Verdict; fault: LoadFault };
 
 /** Options of {@link loadForProfile}: those of {@link loadSpec} but the event ids and formats (the profile's). */
-export type LoadForProfileOptions = Omit<LoadSpecOptions, 'eventIds' | 'formatOf'> & {
+export type LoadForProfileOptions = Omit<LoadSpecOptions, 'eventIds' | 'formatOf' | 'providers'> & {
   /** Event ids when the feed numbers events differently from the profile (default: the profile's). */
   eventIds?: ReadonlyMap<string, number>;
+  /** The providers a compiled program's provider probes (`provider/proc/fork`) resolve through (the versions it pins). */
+  providers?: readonly ProviderDefinition[];
 };
 
 /**
@@ -288,7 +338,7 @@ export type LoadForProfileOptions = Omit<LoadSpecOptions, 'eventIds' | 'formatOf
  * or `failed` with the instruction of a load fault. Never throws for a program that does not fit.
  */
 export function loadForProfile(spec: ProgramSpec, profile: KernelProfile, options: LoadForProfileOptions = {}): LoadOutcome {
-  const verdict = checkCompat(spec, profile);
+  const verdict = checkCompat(spec, profile, options.providers !== undefined ? { providers: options.providers } : {});
   if (verdict.relocated === undefined) {
     const reasons = verdict.reasons.map((r) => {
       const out: Refusal = { kind: r.kind, program: r.program, event: r.event, text: r.text };
@@ -301,15 +351,16 @@ export function loadForProfile(spec: ProgramSpec, profile: KernelProfile, option
   const relocated = verdict.relocated;
   const eventIds = new Map<string, number>(options.eventIds ?? []);
   if (options.eventIds === undefined) {
-    for (const p of relocated.programs) {
-      if (p.attach.kind !== 'tracepoint') continue;
-      const key = `${p.attach.system}/${p.attach.event}`;
+    const keys = relocated.programs.flatMap((p) => (p.attach.kind === 'tracepoint' ? [`${p.attach.system}/${p.attach.event}`] : []));
+    for (const b of verdict.providers ?? []) keys.push(`${b.system}/${b.event}`);
+    for (const key of keys) {
       const f = profileFormat(profile, key);
       if (f) eventIds.set(key, f.id);
     }
   }
+  const { providers: _definitions, ...loadOptions } = options;
   try {
-    const loaded = loadSpec(relocated, { ...options, eventIds, formatOf: (event) => profileFormat(profile, event) });
+    const loaded = loadSpec(relocated, { ...loadOptions, eventIds, formatOf: (event) => profileFormat(profile, event), ...(verdict.providers !== undefined ? { providers: verdict.providers } : {}) });
     const changes = verdict.programs.flatMap((p) => p.changes.map((c) => `${p.program}: ${c}`));
     return { ok: true, status: verdict.status === 'compatible' ? 'compatible' : 'relocated', verdict, loaded, changes };
   } catch (e) {

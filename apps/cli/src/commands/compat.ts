@@ -1,13 +1,16 @@
 import { existsSync } from 'node:fs';
-import { checkCompat, layoutHash, layoutOf, profileFormat, type Verdict, verdictHeadline, verdictSummary } from '@probeyard/compat';
+import { checkCompat, type KernelProfile, layoutHash, layoutOf, type ProgramSpec, type ProviderDefinition, profileFormat, readProgramSpec, type Verdict, verdictHeadline, verdictSummary } from '@probeyard/compat';
+import { checkScriptCompat, type CompiledScript } from '@probeyard/script';
 import { type Command, parseCommandArgs } from '../command.js';
 import { CliError, ExitCode } from '../io.js';
+import { compileForCli, isScriptInput, readProviderFiles } from '../script-input.js';
+import { readInput } from './asm.js';
 import { runCompatMatrix } from './compat-matrix.js';
-import { loadProfile, loadSpecFile } from './inspect.js';
+import { compatFailure, loadProfile, loadSpecFile, profileFormats } from './inspect.js';
 
 const help = `usage: probeyard compat PROGRAM --kernel DIR|FILE|live [--name N] [--kernel … [--name N]]
                        [--partial] [--strict-char-sign] [--built-against DIR|FILE]
-                       [--pin-to DIR|FILE] [--json]
+                       [--pin-to DIR|FILE] [--provider FILE|DIR]... [--json]
        probeyard compat NAME[@VERSION] [--json] [--registry URL --token T]
 
 Computes on which kernels a program runs: relocates every field it reads for each kernel's own
@@ -36,6 +39,13 @@ folder given with --partial): each verdict line says which.
                            script is compiled for them)
   --pin-to DIR|FILE        a program with unnamed hard-coded offsets runs only where each event's
                            layout equals this kernel's
+  --provider FILE|DIR      a provider (JSON, packages/compat's format; a folder: each .json in
+                           it; repeatable) the program's provider probes resolve through on each
+                           kernel: a script's (proc:::exec) or a C object's
+                           (SEC("provider/proc/exec"), library/include/probeyard/provider.h).
+                           Each verdict names the provider version and implementation chosen
+                           (via proc@1.0.0, implementation for …); a probe no implementation
+                           serves is provider-unresolved
   --json                   print the verdicts as JSON
 
 With NAME[@VERSION] instead of a program file (no file of that name exists), prints the
@@ -56,6 +66,7 @@ function row(name: string, v: Verdict): string[] {
     for (const r of p.reasons) lines.push(`    ${r.kind}: ${r.text}`);
     for (const c of p.changes) lines.push(`    relocated ${p.program}: ${c}`);
     for (const f of p.absentFields) lines.push(`    ${p.program}: field ${f} absent (guarded by field exists)`);
+    if (p.via !== undefined) lines.push(`    ${p.program}: ${p.via}`);
   }
   return lines;
 }
@@ -72,6 +83,7 @@ export const compatCommand: Command = {
           'strict-char-sign': { type: 'boolean', default: false },
           'built-against': { type: 'string' },
           'pin-to': { type: 'string' },
+          provider: { type: 'string', multiple: true },
           json: { type: 'boolean', default: false },
           registry: { type: 'string' },
           token: { type: 'string' },
@@ -89,7 +101,19 @@ export const compatCommand: Command = {
     const names = values.name ?? [];
     if (names.length > kernels.length) throw new CliError(`${names.length} --name for ${kernels.length} --kernel: each --name names the --kernel of the same rank`);
     for (const n of names) if (n.trim() === '' || n.length > 128) throw new CliError(`--name '${n}': give the kernel's release (1 to 128 characters)`);
-    const spec = await loadSpecFile(io, positionals[0]!, values['built-against']);
+    const providers = readProviderFiles(values.provider);
+    const path = positionals[0]!;
+    // a script through providers: compiled for each kernel through the implementations it needs
+    // (packages/script checkScriptCompat), against the build for --built-against (else the first kernel)
+    let script: { text: string; build: CompiledScript } | undefined;
+    let spec: ProgramSpec;
+    const bytes = providers === undefined ? undefined : await readInput(io, path);
+    if (bytes !== undefined && isScriptInput(path, bytes)) {
+      const buildProfile = await loadProfile(values['built-against'] ?? kernels[0]!);
+      const build = await compileForCli(path, bytes, buildProfile, providers);
+      script = { text: build.spec.script?.source ?? new TextDecoder().decode(bytes), build };
+      spec = build.spec;
+    } else spec = bytes !== undefined && path === '-' ? await specOfBytes(bytes, values['built-against']) : await loadSpecFile(io, path, values['built-against']);
     if (values['pin-to'] !== undefined) {
       const pin = await loadProfile(values['pin-to']);
       for (const p of spec.programs) {
@@ -104,7 +128,7 @@ export const compatCommand: Command = {
     for (const [i, k] of kernels.entries()) {
       const name = names[i];
       const profile = await loadProfile(k, { ...(name !== undefined ? { release: name } : {}), ...(values.partial ? { complete: false } : {}) });
-      results.push({ kernel: k, release: profile.release, complete: profile.complete, verdict: checkCompat(spec, profile, { strictCharSign }) });
+      results.push({ kernel: k, release: profile.release, complete: profile.complete, verdict: await verdictOf(spec, script, profile, strictCharSign, providers) });
     }
     if (values.json) {
       const out = results.map((r) => ({ kernel: r.kernel, release: r.release, complete: r.complete, ...verdictSummary(r.verdict) }));
@@ -117,3 +141,18 @@ export const compatCommand: Command = {
     return results.every((r) => r.verdict.status === 'compatible' || r.verdict.status === 'relocated') ? ExitCode.ok : ExitCode.refused;
   },
 };
+
+/** The spec of an object or assembly read already (stdin with --provider). */
+async function specOfBytes(bytes: Uint8Array, builtAgainst: string | undefined): Promise<ProgramSpec> {
+  const buildFormats = builtAgainst === undefined ? [] : profileFormats(await loadProfile(builtAgainst));
+  try {
+    return await readProgramSpec(bytes, { buildFormats });
+  } catch (e) {
+    compatFailure(e);
+  }
+}
+
+async function verdictOf(spec: ProgramSpec, script: { text: string; build: CompiledScript } | undefined, profile: KernelProfile, strictCharSign: boolean, providers: readonly ProviderDefinition[] | undefined): Promise<Verdict> {
+  if (script !== undefined) return checkScriptCompat(script.text, script.build, profile, { strictCharSign, providers: providers ?? [] });
+  return checkCompat(spec, profile, { strictCharSign, ...(providers !== undefined ? { providers } : {}) });
+}

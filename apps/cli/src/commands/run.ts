@@ -2,7 +2,7 @@
 // the feed, print the maps the way bpftrace does. The work is packages/runtime's (loadForProfile,
 // Dispatcher, encodeMapSnapshot, drawMaps), shared with the agent and the web app.
 
-import { CompatError, formatVerdict, parseRodataAssignment, profileFormat, setRodata, verdictHeadline } from '@probeyard/compat';
+import { bindProviderPrograms, CompatError, formatVerdict, parseRodataAssignment, profileFormat, setRodata, verdictHeadline } from '@probeyard/compat';
 import { type EventFormat, FormatError, type RecordStream } from '@probeyard/formats';
 import { openTraceDatStream, openTracefsStream, removeStaleInstances } from '@probeyard/formats/node';
 import { Dispatcher, drawMaps, encodeEvents, encodeMapSnapshot, formatOutputEvent, loadForProfile, type OutputEventJson, ScriptSession } from '@probeyard/runtime';
@@ -30,9 +30,10 @@ printf lines print as they come, BEGIN, END and interval probes run as bpftrace 
   --set NAME=VAL   a .rodata option (\`const volatile\` variable) of the object, as a libbpf tool's
                    command line sets it before load (repeatable): --set filter_pid=1234
                    --set count_by_process=true. Frozen .rodata is constant to the verifier.
-  --provider FILE  a provider (JSON, packages/compat's format; repeatable) a script's provider
-                   probes resolve through: -e 'proc:::exec { @[args.filename] = count(); }'
-                   --provider library/providers/proc.json
+  --provider FILE|DIR  a provider (JSON, packages/compat's format; a folder: each .json in it;
+                   repeatable) the provider probes resolve through, a script's
+                   (-e 'proc:::exec { @[args.filename] = count(); }' --provider library/providers)
+                   or a C object's (SEC("provider/proc/exec"): library/include/probeyard/provider.h)
   --json           print { verdict, records, eventsLost, lostByCpu, counters, maps } as JSON
                    (maps as in an agent's map_snapshot output, docs/OUTPUTS.md)
 
@@ -76,6 +77,8 @@ export const runCommand: Command = {
     // the feed first: its CPU count sizes per-CPU maps (a live instance enables only the events
     // the profile has; a program needing another one is refused below)
     const wantedEvents = spec.programs.flatMap((p) => (p.attach.kind === 'tracepoint' ? [`${p.attach.system}/${p.attach.event}`] : []));
+    // a C object's provider probes fire on the events their implementations choose on this kernel
+    for (const b of bindProviderPrograms(spec, profile, providers ?? []).bindings) wantedEvents.push(`${b.system}/${b.event}`);
     let stream: RecordStream<EventFormat>;
     // instances of earlier runs killed with SIGKILL (their process is gone) go first
     if (feed === 'live') removeStaleInstances();
@@ -87,7 +90,7 @@ export const runCommand: Command = {
       if (e instanceof FormatError) throw new CliError(`feed ${feed}: ${e.message}`);
       throw e;
     }
-    const outcome = loadForProfile(spec, profile, { cpuCount: Math.max(1, stream.info.cpuCount), environment: { commOf: (pid) => stream.info.comm(pid) } });
+    const outcome = loadForProfile(spec, profile, { cpuCount: Math.max(1, stream.info.cpuCount), environment: { commOf: (pid) => stream.info.comm(pid) }, ...(providers !== undefined ? { providers } : {}) });
     if (!outcome.ok) {
       await stream.close();
       const where = profile.release || profile.hash.slice(0, 16);
@@ -146,6 +149,7 @@ export const runCommand: Command = {
     }
     const changes = verdict.programs.flatMap((p) => p.changes.map((c) => `${p.program}: ${c}`));
     io.stderr(`${verdictHeadline(verdict)} for this feed's kernel${changes.length ? ` (${changes.join('; ')})` : ''}; ${records} records\n`);
+    for (const p of verdict.programs) if (p.via !== undefined) io.stderr(`${p.program}: ${p.via}\n`);
     if (eventsLost > 0) io.stderr(`the feed lost ${eventsLost} events (${lostByCpu.map((n, cpu) => `cpu${cpu} ${n}`).join(', ')}): the maps miss them\n`);
     for (const c of counters) if (c.faults > 0) io.stderr(`${c.program}: ${c.faults} faults\n`);
     for (const c of counters) {

@@ -1,3 +1,4 @@
+import { type ProviderDefinition, providerArgsFormat, providerProbeOf } from '@probeyard/compat';
 import { type EventFormat, FormatError, findField, parseEventFormat, readBpfObject } from '@probeyard/formats';
 import { assemble, encode, IsaError } from '@probeyard/isa';
 import {
@@ -11,15 +12,18 @@ import {
 } from '@probeyard/verifier';
 import { type Command, parseCommandArgs } from '../command.js';
 import { CliError, type CliIo, ExitCode } from '../io.js';
+import { readProviderFiles } from '../script-input.js';
 import { readInput } from './asm.js';
 
 const help = `usage: probeyard verify FILE|- [--hex] [--program NAME] [--event SYSTEM/NAME --formats PATH]
-                        [--json] [--log 1|2] [--unprivileged]
+                        [--provider FILE|DIR]... [--json] [--log 1|2] [--unprivileged]
 
 Checks that tracepoint programs are safe, as the kernel's verifier would (BPF_PROG_TYPE_TRACEPOINT,
 root), and lists every read of the event record by field. Every program of the file is checked
 (or the one named); a program of another kind (kprobe, fentry, uprobe, ...) is reported as not
 supported (Probeyard runs tracepoint programs only) instead of being checked under the wrong rules.
+A program of a provider probe (SEC("provider/proc/fork"), docs/PROVIDERS-C.md) is checked as a
+tracepoint program on the probe's arguments record (with --provider; without, a generic record).
 
   FILE|-          a BPF ELF object (clang -target bpf), Probeyard assembly, or with --hex raw
                   instructions as hex text; - reads standard input
@@ -28,6 +32,8 @@ supported (Probeyard runs tracepoint programs only) instead of being checked und
   --event S/N     the event the program reads (default: from its section, tracepoint/S/N)
   --formats PATH  a tracefs events directory (PATH/S/N/format) or one format file; with it,
                   every ctx read must fall inside one field of the event
+  --provider FILE|DIR  provider definitions (JSON; a folder: each .json in it): a provider
+                  probe's program is checked against its arguments record's format
   --json          print the result as JSON (one program: its result; several: { ok, programs })
   --log 1|2       print the verifier log (1: branches, 2: state after every instruction)
   --unprivileged  the kernel's rules for unprivileged users
@@ -43,6 +49,7 @@ function parse(args: string[]) {
       program: { type: 'string' },
       event: { type: 'string' },
       formats: { type: 'string' },
+      provider: { type: 'string', multiple: true },
       json: { type: 'boolean', default: false },
       log: { type: 'string' },
       unprivileged: { type: 'boolean', default: false },
@@ -56,6 +63,8 @@ interface Input {
   bytes: Uint8Array;
   maps: MapDef[];
   event: string | undefined;
+  /** A provider probe's program: the probe (`provider/proc/fork` → proc, fork). */
+  probe?: { provider: string; probe: string };
   /** The ELF section of a program that is not a tracepoint program (`kprobe/do_sys_open`). */
   unsupported?: string;
 }
@@ -87,11 +96,12 @@ function loadInputs(bytes: Uint8Array, hex: boolean, program: string | undefined
     if (names.length === 0) throw new CliError('no program in the object');
     return names.map((name) => {
       const p = object.program(name);
-      if (p !== undefined && p.attach.kind !== 'tracepoint') {
+      const probe = p === undefined ? undefined : providerProbeOf({ kind: 'other', section: p.section });
+      if (p !== undefined && p.attach.kind !== 'tracepoint' && probe === undefined) {
         return { name, bytes: new Uint8Array(), maps: [], event: undefined, unsupported: p.section };
       }
       const linked = linkObjectProgram(object, name);
-      return { name: linked.name, bytes: linked.bytes, maps: linked.maps, event: linked.tracepoint };
+      return { name: linked.name, bytes: linked.bytes, maps: linked.maps, event: linked.tracepoint, ...(probe !== undefined ? { probe } : {}) };
     });
   }
   const object = assemble(new TextDecoder().decode(bytes), {
@@ -158,6 +168,7 @@ export const verifyCommand: Command = {
       throw new CliError(`--event takes SYSTEM/NAME, not ${values.event}`);
     }
     const raw = await readInput(io, positionals[0]!);
+    const providers = readProviderFiles(values.provider);
     try {
       // an assembly file may name fields of the event given on the command line
       const formats = new Map<string, EventFormat>();
@@ -173,6 +184,16 @@ export const verifyCommand: Command = {
           ok = false;
           texts.push(`${unsupportedText(input)}\n`);
           jsons.push({ program: input.name, section: input.unsupported, ok: false, supported: false, reason: unsupportedText(input) });
+          continue;
+        }
+        if (input.probe !== undefined) {
+          const { format, note } = providerContext(input.probe, providers);
+          const event = `${input.probe.provider}:::${input.probe.probe}`;
+          const result = verify(input.bytes, { maps: input.maps, context: { kind: 'tracepoint', ...(format ? { event: format } : {}) }, privileged: !values.unprivileged, logLevel });
+          if (!result.ok) ok = false;
+          const { coverage: _coverage, ...rest } = result;
+          jsons.push({ program: input.name, event, insns: input.bytes.length / 8, ...(note ? { note } : {}), ...rest });
+          texts.push(`${formatText(input, event, result)}${note ? `  ${note}\n` : ''}`);
           continue;
         }
         const event = values.event ?? input.event;
@@ -210,3 +231,14 @@ export const verifyCommand: Command = {
     }
   },
 };
+
+/** The context a provider probe's program is checked on: its arguments record, when the provider is given. */
+function providerContext(probe: { provider: string; probe: string }, providers: readonly ProviderDefinition[] | undefined): { format?: EventFormat; note?: string } {
+  const def = providers?.find((d) => d.name === probe.provider);
+  const args = def?.probes.find((p) => p.name === probe.probe)?.args;
+  if (def === undefined || args === undefined) {
+    const why = def === undefined ? `no provider '${probe.provider}' given (--provider)` : `${def.name}@${def.version} has no probe '${probe.probe}'`;
+    return { note: `${probe.provider}:::${probe.probe}: ${why}: checked on a generic record, not the probe's arguments record` };
+  }
+  return { format: providerArgsFormat(def.name, probe.probe, args) };
+}
