@@ -2,7 +2,7 @@ import { FUNC_REGION, MAP_HANDLE_REGION } from './address.js';
 import { VmError } from './errors.js';
 import { helperName } from './helper-ids.js';
 import { formatInsn } from './insn-text.js';
-import { interpreterCode } from './interpreter-code.js';
+import { interpreterCode } from './interpreter/interpreter-code.js';
 
 /**
  * Internal opcodes the predecoder gives instructions whose meaning depends on more than the

@@ -1,4 +1,4 @@
-import { InternalOp } from './program.js';
+import { InternalOp } from '../program.js';
 
 /**
  * The interpreter's dense instruction ids. The predecoder gives every slot one id that names
