@@ -34,7 +34,7 @@ import {
   STACK_ADDR,
   State,
   STATE_ADDR,
-} from './wasm/wasm-layout.js';
+} from './memory/layout.js';
 import {
   type CompiledEntry,
   compiledModule,
