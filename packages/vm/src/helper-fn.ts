@@ -20,7 +20,7 @@ export const HelperAction = {
 } as const;
 export type HelperAction = (typeof HelperAction)[keyof typeof HelperAction];
 
-/** The part of the VM a helper uses (`Vm` implements it; see vm.ts for each member). */
+/** The part of the VM a helper uses (`Vm` implements it; see vm.ts and memory/vm-memory.ts for each member). */
 export interface HelperHost {
   /** Low and high 32-bit halves of r0..r10: the arguments in r1..r5. */
   regLo: Int32Array;
