@@ -8,8 +8,8 @@ import {
   STACK_TOP,
 } from './address.js';
 import { VmError } from './errors.js';
-import type { HelperEnvironment, VmOutput } from './helper-env.js';
-import { HelperAction, type HelperFn, standardHelpers } from './helpers.js';
+import type { HelperEnvironment, VmOutput } from './helpers/helper-env.js';
+import { HelperAction, type HelperFn, standardHelpers } from './helpers/helpers.js';
 import { type InterpreterHost, interpreterMethods } from './interpreter/interpret.js';
 import type { BpfMap } from './maps/map.js';
 import { RingBuffer } from './maps/ring-buffer.js';
@@ -19,7 +19,7 @@ import { CompiledTier } from './wasm/compiled-tier.js';
 
 const EMPTY = new Uint8Array(0);
 
-export type { HelperEnvironment, VmOutput } from './helper-env.js';
+export type { HelperEnvironment, VmOutput } from './helpers/helper-env.js';
 
 export { RunStatus } from './run-status.js';
 export type { TierCounters } from './wasm/compiled-tier.js';

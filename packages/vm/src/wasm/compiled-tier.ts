@@ -1,6 +1,6 @@
 import { MAX_FRAMES } from '../address.js';
 import { callbackEntries, mayCallLoop } from '../callbacks.js';
-import { HelperAction, type HelperFn, type HelperHost } from '../helper-fn.js';
+import { HelperAction, type HelperFn, type HelperHost } from '../helpers/helper-fn.js';
 import { HelperId } from '../helper-ids.js';
 import { AbortKind, MAX_COMPILED_BUDGET, MAX_REGIONS, State } from '../memory/layout.js';
 import { VmMemory } from '../memory/vm-memory.js';
