@@ -6,7 +6,7 @@
 
 import { FUNC_REGION, MAX_FRAMES, STACK_FRAME_SIZE, STACK_REGION, STACK_TOP } from '../address.js';
 import { isCallbackEntry } from '../callbacks.js';
-import { HelperAction, type HelperFn, type HelperHost } from '../helper-fn.js';
+import { HelperAction, type HelperFn, type HelperHost } from '../helpers/helper-fn.js';
 import { HelperId } from '../helper-ids.js';
 import { Errno } from '../maps/errno.js';
 import type { LoadedProgram } from '../program.js';

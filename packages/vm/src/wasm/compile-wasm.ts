@@ -16,7 +16,7 @@ import {
   STACK_BYTES,
   State,
   STATE_ADDR,
-} from './wasm-layout.js';
+} from '../memory/layout.js';
 
 /**
  * The compiled tier's code generator: a loaded program becomes a WebAssembly module.

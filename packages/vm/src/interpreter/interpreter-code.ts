@@ -1,4 +1,4 @@
-import { InternalOp } from './program.js';
+import { InternalOp } from '../internal-op.js';
 
 /**
  * The interpreter's dense instruction ids. The predecoder gives every slot one id that names
@@ -246,7 +246,7 @@ const STORE = new Map<number, number>([
   [0xc3, Code.atomic32],
   [0xdb, Code.atomic64],
 ]);
-// built on first use: program.ts imports this module, so InternalOp is not ready at its load
+// built on first use
 let internalCodes: Map<number, number> | undefined;
 const internalTable = (): Map<number, number> =>
   new Map<number, number>([
