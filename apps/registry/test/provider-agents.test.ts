@@ -4,51 +4,10 @@
 // tenant's, and for an instance-wide provider every tenant's that uses it (not one whose own
 // provider shadows it); `agent.artifact` hands the releases' texts over; the agent's report of
 // which implementation runs (`via`) is stored and shown by `deployment.get`.
-import { parseProvider } from '@probeyard/compat';
-import { parseEventFormat } from '@probeyard/formats';
-import { compileScript, providerResolver, targetOfFormats } from '@probeyard/script';
 import { describe, expect, it } from 'vitest';
 import { backends, type Caller, useHarness } from './harness.js';
+import { blockProvider as provider, blockScriptArtifact as scriptArtifact } from './support/block-provider.js';
 import { insertVersion } from './support/fleet.js';
-
-const header = `\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
-\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;
-\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;
-\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;
-`;
-const completeText = (field: string) => `name: block_rq_complete\nID: 392\nformat:\n${header}
-\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;
-\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;
-\tfield:int ${field};\toffset:28;\tsize:4;\tsigned:1;
-
-print fmt: "%d", REC->${field}
-`;
-
-/** Provider NAME@VERSION with `done` implemented for `errors`, and (withError) for `error`. */
-const provider = (name: string, version: string, withError: boolean) =>
-  JSON.stringify({
-    provider: name,
-    version,
-    probes: {
-      done: {
-        args: { bytes: 'int', error: 'int' },
-        implementations: [
-          { for: 'errors (before 4.20)', tracepoint: 'block/block_rq_complete', when: [{ field: 'errors', kind: 'int' }], args: { bytes: 'args.nr_sector * 512', error: 'args.errors' } },
-          ...(withError ? [{ for: 'error', tracepoint: 'block/block_rq_complete', when: [{ field: 'error', kind: 'int' }], args: { bytes: 'args.nr_sector * 512', error: 'args.error' } }] : []),
-        ],
-      },
-    },
-  });
-
-/** A script reading NAME:::done, compiled through NAME@1.0.0 for the `errors` layout (base64). */
-async function scriptArtifact(name: string): Promise<string> {
-  const r = await compileScript(`${name}:::done /args.error != 0/ { @[args.error] = count(); }`, {
-    target: targetOfFormats([parseEventFormat(completeText('errors'), { system: 'block' })]),
-    providers: providerResolver([parseProvider(provider(name, '1.0.0', false))]),
-  });
-  if (!r.ok) throw new Error(r.diagnostics.map((d) => d.message).join('; '));
-  return Buffer.from(r.artifact).toString('base64');
-}
 
 describe.each(backends)('providers and agents on %s', (backend) => {
   const { skip, h } = useHarness(backend);
