@@ -25,13 +25,14 @@ import { diffFormatsCommand } from './commands/diff-formats.js';
 import { inspectCommand } from './commands/inspect.js';
 import { runCommand } from './commands/run.js';
 import { liveCommand } from './commands/live.js';
+import { settingsCommand } from './commands/settings.js';
 import { CliError, type CliIo, ExitCode, processIo } from './io.js';
 
 export { CliError, type CliIo, ExitCode } from './io.js';
 export type { Command } from './command.js';
 
 /** Every subcommand, in the order `--help` lists them. */
-export const commands: readonly Command[] = [asmCommand, disasmCommand, verifyCommand, reportCommand, demoCommand, conformancePluginCommand, upCommand, serveCommand, adminCommand, loginCommand, tokensCommand, membersCommand, invitationsCommand, publishCommand, versionsCommand, yankCommand, providersCommand, kernelsCommand, agentsCommand, deployCommand, deploymentsCommand, inspectCommand, compatCommand, diffFormatsCommand, runCommand, liveCommand];
+export const commands: readonly Command[] = [asmCommand, disasmCommand, verifyCommand, reportCommand, demoCommand, conformancePluginCommand, upCommand, serveCommand, adminCommand, loginCommand, tokensCommand, membersCommand, invitationsCommand, publishCommand, versionsCommand, yankCommand, providersCommand, kernelsCommand, agentsCommand, deployCommand, deploymentsCommand, inspectCommand, compatCommand, settingsCommand, diffFormatsCommand, runCommand, liveCommand];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

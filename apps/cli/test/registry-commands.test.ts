@@ -14,6 +14,7 @@ import { invitationsCommand } from '../src/commands/invitations.js';
 import { loginCommand } from '../src/commands/login.js';
 import { membersCommand } from '../src/commands/members.js';
 import { loadRegistryServer } from '../src/commands/serve.js';
+import { settingsCommand } from '../src/commands/settings.js';
 import { tokensCommand } from '../src/commands/tokens.js';
 import type { Command } from '../src/command.js';
 import { CliError, type CliIo } from '../src/io.js';
@@ -164,6 +165,28 @@ describe('with a running registry', () => {
     const other = await run(membersCommand, ['revoke-invitation', id, ...as(b.last)]);
     expect(other.code).toBe(1);
     expect(other.err).toContain(`invitation not found: ${id}`);
+  });
+
+  it('settings shows and changes the compat settings (admin), a viewer is refused, and another tenant is untouched', async () => {
+    const a = await run(adminCommand, ['create-tenant', 'set-a', '--owner', 'boss@set-a.example', '--data', dataDir]);
+    const b = await run(adminCommand, ['create-tenant', 'set-b', '--owner', 'boss@set-b.example', '--data', dataDir]);
+    const as = (token: string) => ['--registry', registry.url, '--token', token];
+    expect(await run(settingsCommand, as(a.last))).toMatchObject({ code: 0, out: expect.stringMatching(/^strict-char-sign {2}off\nengine {12}\S+\n$/) });
+    const on = await run(settingsCommand, ['--strict-char-sign', 'on', ...as(a.last)]);
+    expect(on.code).toBe(0);
+    expect(on.out).toMatch(/^strict-char-sign on: the matrix is being computed again \(compat job [0-9a-f-]{36};/);
+    expect(await run(settingsCommand, ['--strict-char-sign', 'on', ...as(a.last)])).toMatchObject({ code: 0, out: 'strict-char-sign is already on: nothing to recompute\n' });
+    expect(JSON.parse((await run(settingsCommand, ['--json', ...as(a.last)])).out)).toMatchObject({ strictCharSign: true });
+    // B's settings did not move.
+    expect(JSON.parse((await run(settingsCommand, ['--json', ...as(b.last)])).out)).toMatchObject({ strictCharSign: false });
+    // A viewer may look but not change.
+    const viewer = (await run(tokensCommand, ['create', 'look', '--role', 'viewer', ...as(a.last)])).last;
+    expect((await run(settingsCommand, as(viewer))).code).toBe(0);
+    const refused = await run(settingsCommand, ['--strict-char-sign', 'off', ...as(viewer)]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/admin/);
+    const bad = await run(settingsCommand, ['--strict-char-sign', 'maybe', ...as(a.last)]);
+    expect(bad).toMatchObject({ code: 2, err: expect.stringContaining("--strict-char-sign: on or off, not 'maybe'") });
   });
 
   it.each([

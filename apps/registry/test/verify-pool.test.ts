@@ -167,6 +167,33 @@ describe.each(backends)('verification off the request thread on %s', (backend) =
     await onWorkers();
     expect((await cells()).old).toEqual({ verdict: 'unknown', via: [], reasons: ['compat: verification did not finish within 1 s'] });
   });
+
+  it.skipIf(skip)('a job whose database was too busy (P2028) is retried after a short lease, not marked failed', async () => {
+    const t = await h.tenant('busy-cell');
+    await t.owner.program.publish({ name: 'count', version: '1.0.0', artifact: b64(switchCount) });
+    const tree = `${root}packages/compat/test/fixtures/formats/linux-6.18`;
+    await t.owner.kernel.upload({ name: 'k1', tarball: execFileSync('tar', ['-C', tree, '-czf', '-', '.']).toString('base64') });
+    const verifier = h.deps.verifier;
+    let busy = 1;
+    const computeCellOf: Parameters<typeof drainCompatJobs>[3] = (tenantId, spec, manifest, profile, settings) => {
+      if (busy-- > 0) return Promise.reject(Object.assign(new Error('Transaction API error: unable to start a transaction in the given time'), { code: 'P2028' }));
+      return verifier.compatCell(tenantId, spec, manifest, profile, settings);
+    };
+    let now = Date.now();
+    const clock = { now: () => new Date(now) };
+    await drainCompatJobs(h.db.prisma, undefined, clock, computeCellOf);
+    const jobs = await h.db.prisma.compatJob.findMany({ where: { tenantId: t.id }, select: { status: true, error: true, leaseUntil: true } });
+    expect(jobs, JSON.stringify(jobs)).not.toContainEqual(expect.objectContaining({ status: 'failed' }));
+    const waiting = jobs.find((j) => j.status === 'running');
+    expect(waiting?.leaseUntil?.getTime()).toBeGreaterThan(now);
+    expect((await t.owner.compat.matrix({ name: 'count' })).cells).toHaveLength(0);
+    // After the lease lapses a runner takes it up again and finishes it.
+    now += 11_000;
+    await drainCompatJobs(h.db.prisma, undefined, clock, computeCellOf);
+    expect((await t.owner.compat.matrix({ name: 'count' })).cells).toHaveLength(1);
+    const after = await h.db.prisma.compatJob.findMany({ where: { tenantId: t.id }, select: { status: true } });
+    expect(after.map((j) => j.status)).toEqual(after.map(() => 'done'));
+  });
 });
 
 /** A registry on `backend` in this process, with the verifier spinning `spinMs` before each publish. */

@@ -71,3 +71,4 @@ export {
 } from './draw/histogram-data.js';
 export { type DrawMapsOptions, drawMap, drawMaps, valueText } from './draw/draw-maps.js';
 export { formatOutputEvent, traceSeconds } from './draw/events.js';
+export { type BucketView, type MergedMapView, histogramKinds, mergeSnapshots, slotLabel } from './draw/merge-maps.js';

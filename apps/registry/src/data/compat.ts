@@ -6,7 +6,7 @@
 // or two jobs that overlap, do no harm: results are upserted by (version, profile).
 import { type Manifest, type ProgramSpec, type ProgramSpecJson, type ProviderDefinition, specFromJson } from '@probeyard/compat';
 import type { Db } from '../db/open.js';
-import { notFound } from '../errors.js';
+import { busyDatabaseError, notFound } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { writeAudit } from './audit.js';
 import { type CompatCell, type CompatProfileRows, type CompatSettings, compatProfileOf, computeCell, computeProviderCell } from './compat-cell.js';
@@ -163,6 +163,9 @@ export interface JobClock {
   leaseMs?: number;
 }
 
+/** How long a job stays put after the database said it was too busy, before a runner retries it. */
+export const compatJobBusyRetryMs = 10_000;
+
 function leaseFrom(clock: JobClock): Date {
   return new Date((clock.now?.() ?? new Date()).getTime() + (clock.leaseMs ?? compatJobLeaseMs));
 }
@@ -205,7 +208,7 @@ export async function runCompatJob(
   clock: JobClock = {},
   computeCellOf: CellComputer = computeCellHere,
   computeProviderCellOf: ProviderCellComputer = computeProviderCellHere,
-): Promise<'done' | 'failed' | 'stopped'> {
+): Promise<'done' | 'failed' | 'stopped' | 'busy'> {
   const job = await db.compatJob.findUniqueOrThrow({ where: { id: jobId }, select: { tenantId: true, profileId: true } });
   const stopped = async (): Promise<'stopped'> => {
     await db.compatJob.updateMany({ where: { id: jobId, status: 'running' }, data: { status: 'queued', leaseUntil: null } });
@@ -285,6 +288,14 @@ export async function runCompatJob(
   } catch (err) {
     // Stopped while a cell was on a worker (the registry is shutting down): back to the queue.
     if (shouldStop()) return await stopped();
+    if (busyDatabaseError(err) !== undefined) {
+      // The database was too busy (P2028/P2024), not the job wrong: the cells stored so far stay,
+      // and the job stays claimed under a short lease, after which any runner takes it up again.
+      await db.compatJob
+        .updateMany({ where: { id: jobId, status: 'running' }, data: { leaseUntil: new Date((clock.now?.() ?? new Date()).getTime() + compatJobBusyRetryMs) } })
+        .catch(() => {});
+      return 'busy';
+    }
     await db.compatJob.update({
       where: { id: jobId },
       data: { status: 'failed', error: `compat job: ${(err as Error).message}`.slice(0, 2000), finishedAt: new Date(), leaseUntil: null },

@@ -39,8 +39,10 @@ export async function drainCompatJobs(
     if (shouldStop()) return ran;
     const id = await claimCompatJob(db, clock);
     if (id === undefined) return ran;
-    await runCompatJob(db, id, shouldStop, clock, computeCellOf, computeProviderCellOf);
+    const outcome = await runCompatJob(db, id, shouldStop, clock, computeCellOf, computeProviderCellOf);
     ran++;
+    // The database is too busy: leave the rest for the next round instead of pressing on.
+    if (outcome === 'busy') return ran;
   }
 }
 
