@@ -5,7 +5,8 @@
 // incompatible and the agent refuses the target saying why; then io@1.1.0 adds an implementation
 // for `error` and, without the program republished, the cell turns relocated, the agent's next
 // poll brings a new answer (the release it resolves to), and the agent starts the target through
-// io@1.1.0, says which implementation runs, and uploads the counts of the records it replayed.
+// io@1.1.0, says which implementation runs, and uploads the counts of the records it replayed;
+// a later release (io@1.2.0) restarts the running target through it, its first run's outputs kept.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -174,6 +175,22 @@ describe('fix the provider, end to end', () => {
     expect(drawn).toContain(`@bytes: ${bytes}\n`);
     for (const [err, n] of byError) expect(drawn).toContain(`@errors[${err}]: ${n}\n`);
     expect(maps.find((m) => m.name === 'errors')?.entries).toHaveLength(byError.size);
+
+    // 5. a running target follows the next release too: io@1.2.0 (the same implementations) → a
+    // new run through it at the next poll; the first run's outputs are all there, each batch once
+    const firstRun = (snapshot.payload as { runId: string }).runId;
+    await api.provider.publish.mutate({ text: io('1.2.0', true) });
+    const rerun = await waitFor('the target restarted through io@1.2.0', async () => {
+      const t = (await shown())[0];
+      return t?.status === 'running' && t.via[0]?.includes('io@1.2.0') ? t : undefined;
+    });
+    expect(rerun.via).toEqual(['io:::done via io@1.2.0, implementation for error']);
+    expect((rerun.statusDetail as { runId?: string }).runId).not.toBe(firstRun);
+    await waitFor('a snapshot of the new run', async () => [...latest(await reg.outputs(deploymentId), 'map_snapshot').values()].some((r) => (r.payload as { runId: string }).runId !== firstRun));
+    const rows = await reg.outputs(deploymentId);
+    expect(rows.map((r) => r.sequence)).toEqual(rows.map((_, i) => i));
+    const lastOfFirst = rows.filter((r) => r.kind === 'map_snapshot' && (r.payload as { runId: string }).runId === firstRun).at(-1)!;
+    expect(drawMaps((lastOfFirst.payload as { maps: MapSnapshotJson[] }).maps)).toBe(drawn);
     expect(agent.spool.droppedTotal + agent.spool.rejectedTotal).toBe(0);
   });
 });

@@ -120,6 +120,8 @@ export interface TargetManagerOptions {
 
 export class TargetManager {
   private readonly targets = new Map<string, Target>();
+  /** Runs replaced by a new one (another version or provider release) that still owe their final outputs. */
+  private retired: Target[] = [];
   private readonly limits: TargetLimits;
   private readonly memoryBudget: number;
   private loading: Promise<void> = Promise.resolve();
@@ -169,7 +171,12 @@ export class TargetManager {
         continue;
       }
       if (t && (t.assignment.digest !== a.digest || providersKey(t.assignment) !== providersKey(a))) {
-        // another version, or (a script pinning providers) another provider release: a new run through it
+        // another version, or (a script pinning providers) another provider release: a new run
+        // through it; the old run's outputs since the last flush still go out, once
+        if (t.attached && !t.attached.detached) {
+          t.finalOwed = true;
+          this.retired.push(t);
+        }
         this.detach(t);
         this.targets.delete(a.targetId);
         t = undefined;
@@ -402,7 +409,9 @@ export class TargetManager {
    */
   collectOutputs(traceTimeNs: string, takenAt = new Date()): NewBatch[] {
     const out: NewBatch[] = [];
-    for (const t of this.targets.values()) {
+    const retired = this.retired;
+    this.retired = [];
+    for (const t of [...retired, ...this.targets.values()]) {
       const live = t.phase === 'running' && t.attached && !t.attached.detached;
       if (!live && !t.finalOwed) continue;
       t.finalOwed = false;
