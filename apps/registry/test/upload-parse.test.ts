@@ -13,6 +13,7 @@ import { createTRPCClient, httpLink } from '@trpc/client';
 import { describe, expect, it } from 'vitest';
 import { readAdminCredential } from '../src/auth/admin-credential.js';
 import { UploadParser } from '../src/data/upload-parser.js';
+import { deadlineWallFactor, threadCpuMs, WorkerPool } from '../src/jobs/worker-pool.js';
 import type { AppRouter } from '../src/index.js';
 import { startRegistry } from '../src/server/registry.js';
 import { prepareDataFolder } from '../src/testing.js';
@@ -120,6 +121,38 @@ describe('kernel.upload parsing over HTTP (PGlite)', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
     expect(registry.deps.uploads.workers).toBe(0);
+  });
+});
+
+describe('the worker deadline', () => {
+  it("reads a thread's CPU time", () => {
+    const before = threadCpuMs(process.pid) ?? Number.NaN;
+    expect(before).toBeGreaterThanOrEqual(0);
+    const process0 = process.cpuUsage();
+    // busy until this thread's clock says 200 ms more (however long a busy machine takes to give them)
+    const wallCap = performance.now() + 30_000;
+    let now = before;
+    while (now < before + 200 && performance.now() < wallCap) now = threadCpuMs(process.pid) ?? Number.NaN;
+    expect(now - before).toBeGreaterThanOrEqual(200);
+    // never more than the whole process used meanwhile (it is one of its threads)
+    const used = process.cpuUsage(process0);
+    expect(now - before).toBeLessThanOrEqual((used.user + used.system) / 1000 + 20);
+  });
+
+  it('counts CPU time: a task whose thread waits (no CPU) past the deadline finishes, one that spins past it does not', async () => {
+    const pool = new WorkerPool<{ kind: 'trace.dat'; bytes: Uint8Array; limits: object }, unknown>({ name: 'the parser', entry: new URL('../src/data/upload-parse-worker', import.meta.url), maxWorkers: 1 });
+    try {
+      const task = () => ({ kind: 'trace.dat' as const, bytes: new Uint8Array(8), limits: {} });
+      // 2.5x the deadline asleep, then a quick (refused) parse: an answer, not a deadline
+      const slept = await pool.run('t', task(), { timeoutMs: 1000, what: 'sleep', sleepMs: 2500 });
+      expect(slept).toHaveProperty('outcome');
+      // spinning is CPU time: cut at the deadline (or, on a machine too busy to give it the CPU, at 4x in wall time)
+      await expect(pool.run('t', task(), { timeoutMs: 400, what: 'spin', spinMs: 60_000 })).rejects.toMatchObject({ reason: 'deadline' });
+      // asleep past deadlineWallFactor times the deadline: cut in wall time
+      await expect(pool.run('t', task(), { timeoutMs: 200, what: 'sleep', sleepMs: 200 * deadlineWallFactor + 1500 })).rejects.toMatchObject({ reason: 'deadline' });
+    } finally {
+      await pool.close();
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 // A pool of worker threads for the work a request must not do on the server's thread: parsing an
 // uploaded tarball or trace.dat (src/data/upload-parser.ts), verifying a published program and
-// computing compat verdicts (src/jobs/verifier-pool.ts). Each task runs under a deadline on a
+// computing compat verdicts (src/jobs/verifier-pool.ts). Each task runs under a deadline (of the
+// worker thread's CPU time where Linux tells it, bounded by a multiple in wall time) on a
 // worker with a capped heap; a worker past its deadline is terminated, one that ran out of memory
 // is replaced, and the server's thread keeps answering meanwhile.
 //
@@ -14,6 +15,7 @@
 // Workers start on demand (150–320 ms from dist/ on this 2-core machine), are kept for `idleMs`
 // after their last task (unref'd, so they never hold the process open), and lower their own CPU
 // priority (nice +10, Linux) so that the server's thread wins the CPU when both want it.
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -94,9 +96,33 @@ export interface WorkerRequest<Task> {
   task: Task;
   /** Test-only: the worker spins this long before the task, a stand-in for a task that takes long. */
   spinMs?: number;
+  /** Test-only: the worker sleeps this long first, using no CPU (a stand-in for a thread kept off the CPU). */
+  sleepMs?: number;
 }
 
 class Deadline extends Error {}
+
+/**
+ * A deadline counts the worker thread's CPU time where the thread's clock can be read (Linux,
+ * `/proc/self/task/TID/stat`), so a task on a busy machine, whose thread waits for a CPU (it runs at
+ * nice +10), is not cut short for time it did not get; wall time still bounds it at this many times
+ * the deadline. Elsewhere the deadline is wall time.
+ */
+export const deadlineWallFactor = 4;
+
+/** CPU time (ms) the thread `tid` of this process has used, or undefined when it cannot be read. */
+export function threadCpuMs(tid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'latin1');
+    // after the command name in parentheses (which may hold spaces): state is field 3, utime 14, stime 15
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    // /proc reports in USER_HZ, 100 a second on every Linux
+    return Number.isFinite(ticks) ? ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** One worker thread and the task it is on. */
 class PoolWorker<Outcome> {
@@ -105,6 +131,8 @@ class PoolWorker<Outcome> {
   /** Why the worker is gone (terminated, crashed, out of memory), once it is. */
   gone: Error | undefined;
   idleTimer: NodeJS.Timeout | undefined;
+  /** The worker thread's id (Linux), whose CPU time the deadline counts. */
+  private tid: number | undefined;
   private onReady!: () => void;
   private onGone!: (err: Error) => void;
   private waiting: { id: number; resolve: (r: WorkerReply<Outcome>) => void; reject: (err: Error) => void } | undefined;
@@ -116,8 +144,11 @@ class PoolWorker<Outcome> {
     });
     this.ready.catch(() => {});
     this.worker = startModuleWorker(entry, { maxOldGenerationSizeMb: maxHeapMb, maxYoungGenerationSizeMb: Math.min(32, Math.max(4, maxHeapMb / 8)), stackSizeMb: 4 });
-    this.worker.on('message', (m: WorkerReply<Outcome> | { type: 'ready' }) => {
-      if ('type' in m) this.onReady();
+    this.worker.on('message', (m: WorkerReply<Outcome> | { type: 'ready'; tid?: number }) => {
+      if ('type' in m) {
+        this.tid = m.tid;
+        this.onReady();
+      }
       else if (this.waiting?.id === m.id) {
         const w = this.waiting;
         this.waiting = undefined;
@@ -136,11 +167,25 @@ class PoolWorker<Outcome> {
     w?.reject(this.gone);
   }
 
-  /** Sends one task; terminates the worker when `timeoutMs` passes first. */
+  /**
+   * Sends one task; terminates the worker when the task has had `timeoutMs` of CPU time (or, where
+   * that cannot be read, of wall time), or `deadlineWallFactor` times that of wall time, first.
+   */
   run<Task>(req: WorkerRequest<Task>, transfer: readonly TransferListItem[], timeoutMs: number): Promise<WorkerReply<Outcome>> {
     return new Promise((resolve, reject) => {
       if (this.gone) return reject(this.gone);
-      const timer = setTimeout(() => this.kill(new Deadline()), timeoutMs);
+      const tid = this.tid;
+      const cpuAtStart = tid === undefined ? undefined : threadCpuMs(tid);
+      const wallEnd = performance.now() + timeoutMs * deadlineWallFactor;
+      let timer: NodeJS.Timeout;
+      const check = () => {
+        const cpu = tid === undefined || cpuAtStart === undefined ? undefined : threadCpuMs(tid);
+        const left = Math.min(cpu === undefined ? 0 : timeoutMs - (cpu - cpuAtStart!), wallEnd - performance.now());
+        // short of both: look again when the rest could at the earliest have been used
+        if (left > 0) timer = setTimeout(check, Math.max(20, left));
+        else this.kill(new Deadline());
+      };
+      timer = setTimeout(check, timeoutMs);
       this.waiting = {
         id: req.id,
         resolve: (r) => {
@@ -213,14 +258,15 @@ export class WorkerPool<Task, Outcome> {
   }
 
   /**
-   * Runs `task` for `tenant` on a worker within `timeoutMs` (counted from when a worker takes it).
+   * Runs `task` for `tenant` on a worker within `timeoutMs` of the worker's CPU time, counted from
+   * when a worker takes it (see {@link deadlineWallFactor}).
    * The worker's answer comes back as it is; a refusal to queue is `rate_limited` (`what` says whose
    * task in the message); a task that did not finish is a {@link WorkerTaskFailed}.
    */
   async run(
     tenant: string,
     task: Task,
-    opts: { timeoutMs: number; what: string; transfer?: readonly TransferListItem[]; spinMs?: number },
+    opts: { timeoutMs: number; what: string; transfer?: readonly TransferListItem[]; spinMs?: number; sleepMs?: number },
   ): Promise<WorkerReply<Outcome>> {
     await this.acquire(tenant, opts.what);
     let w: PoolWorker<Outcome> | undefined;
@@ -230,7 +276,7 @@ export class WorkerPool<Task, Outcome> {
       w.worker.ref();
       this.busy.add(w);
       await this.started(w);
-      const req: WorkerRequest<Task> = { id: this.nextId++, task, ...(opts.spinMs ? { spinMs: opts.spinMs } : {}) };
+      const req: WorkerRequest<Task> = { id: this.nextId++, task, ...(opts.spinMs ? { spinMs: opts.spinMs } : {}), ...(opts.sleepMs ? { sleepMs: opts.sleepMs } : {}) };
       try {
         return await w.run(req, opts.transfer ?? [], opts.timeoutMs);
       } catch (err) {

@@ -10,6 +10,7 @@ import { lockHolderAlive, ownStartTime } from '../db/data-lock.js';
 import { type Database, openDatabase } from '../db/open.js';
 import { RegistryError } from '../errors.js';
 import { CompatJobRunner } from '../jobs/compat-runner.js';
+import { defaultOutputRetentionDays, envOutputRetentionDays, RetentionRunner } from '../jobs/retention-runner.js';
 import { defaultVerifyTimeoutMs, VerifierPool, type VerifierPoolOptions } from '../jobs/verifier-pool.js';
 import { tenantCreateInput } from '../procedures/tenant/create.js';
 import { envTrustedProxies, TrustedProxies } from './client-address.js';
@@ -54,6 +55,12 @@ export interface StartOptions extends StoreOptions {
    * `PROBEYARD_VERIFY_TIMEOUT_MS`, else 30 s.
    */
   verifier?: VerifierPoolOptions;
+  /**
+   * Outputs (deployment output batches, ended live sessions) older than this many days are
+   * deleted, each target's newest map snapshot kept (src/data/output-retention.ts); 0 keeps them
+   * forever. Defaults to `PROBEYARD_OUTPUT_RETENTION_DAYS`, else 30.
+   */
+  outputRetentionDays?: number;
   /** Test-only fault injection (see `RegistryHooks`). */
   hooks?: RegistryHooks;
 }
@@ -118,6 +125,7 @@ export async function startRegistry(opts: StartOptions): Promise<RunningRegistry
   // Checked before the database opens: a typo in an address fails the start at once.
   const proxies = opts.trustedProxies ?? envTrustedProxies();
   const trustedProxies = proxies.length > 0 ? new TrustedProxies(proxies) : undefined;
+  const retentionDays = opts.outputRetentionDays ?? envOutputRetentionDays() ?? defaultOutputRetentionDays;
   const db = await openAndMigrate({ ...opts, pgliteThread: opts.pgliteThread ?? envPgliteThread() ?? 'worker' }, logger);
   let http: HttpServer | undefined;
   let runner: CompatJobRunner | undefined;
@@ -158,6 +166,8 @@ export async function startRegistry(opts: StartOptions): Promise<RunningRegistry
     const runningFile = join(opts.dataDir, runningFileName);
     writeFileSync(runningFile, JSON.stringify({ url, pid: process.pid, startTime: ownStartTime() }), { mode: 0o600 });
     await jobs.start();
+    const retention = new RetentionRunner(db.prisma, logger, { days: retentionDays });
+    retention.start();
     void verifier.warm();
     logger({ level: 'info', msg: 'registry listening', url, database: db.where });
     let closing: Promise<void> | undefined;
@@ -176,6 +186,7 @@ export async function startRegistry(opts: StartOptions): Promise<RunningRegistry
           const stopping = jobs.stop();
           await verifier.close();
           await stopping;
+          await retention.stop();
           // Batched agent last-seen times are written before the database closes.
           await deps.fleet.close().catch((err: Error) => logger({ level: 'error', msg: 'last-seen flush failed', error: err.message }));
           await db.close();
