@@ -100,6 +100,8 @@ export interface Assignment {
   /** The deployment's `.rodata` options, set before load (decimal text or `true`/`false`; absent from an older registry). */
   options?: Record<string, string>;
   desiredState: 'running' | 'stopped';
+  /** A program pinning providers: the release each pin resolves to now (`io@1.1.0`); a change restarts the target through it. */
+  providers?: string[];
 }
 
 export type PollResult = { notModified: true; etag: string; pollAfterSeconds: number } | { notModified: false; etag: string; pollAfterSeconds: number; assignments: Assignment[] };
@@ -115,12 +117,13 @@ const assignmentShape = obj({
   artifactKind: str(64),
   options: opt(rec(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, str(40, /^(true|false|-?\d+)$/), 64)),
   desiredState: oneOf('running', 'stopped'),
+  providers: opt(arr(str(200), 64)),
 });
 const pollShape = either(
   obj({ notModified: oneOf(true), etag: str(256), pollAfterSeconds: num(0, 86_400) }),
   obj({ notModified: oneOf(false), etag: str(256), pollAfterSeconds: num(0, 86_400), assignments: arr(assignmentShape, 10_000) }),
 );
-const artifactShape = obj({ versionId: str(64), program: obj({ name: str(200), version: str(200) }), artifactKind: str(64), artifact: str(16 * 1024 * 1024), digest: str(64), spec: any, manifest: any });
+const artifactShape = obj({ versionId: str(64), program: obj({ name: str(200), version: str(200) }), artifactKind: str(64), artifact: str(16 * 1024 * 1024), digest: str(64), spec: any, manifest: any, providers: opt(arr(obj({ name: str(64), version: str(200), text: str(256 * 1024) }), 64)) });
 const uploadShape = obj({ accepted: int(0, 1_000_000), duplicates: int(0, 1_000_000) });
 const statusShape = obj({ updated: int(0, 1_000_000), changed: int(0, 1_000_000) });
 const liveAssignmentShape = obj({

@@ -3,7 +3,7 @@
 // holds up other requests: `/healthz` and agents' polls answer while it runs (over HTTP, PGlite and
 // PostgreSQL); a verification past the deadline is UNPROCESSABLE_CONTENT in words with nothing
 // stored; compat cells are computed on the same workers (a cell past the deadline is `unknown`,
-// saying why); one tenant's burst holds at most its share of the workers and a full queue is 429.
+// saying why), a script's with provider probes too; one tenant's burst holds at most its share of the workers and a full queue is 429.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import type { AppRouter } from '../src/index.js';
 import { startRegistry } from '../src/server/registry.js';
 import { prepareDataFolder } from '../src/testing.js';
 import { type Backend, backends, createPostgresDatabase, skipReason, useHarness } from './harness.js';
+import { blockProvider, blockScriptArtifact, tarballOf } from './support/block-provider.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const b64 = (s: string | Uint8Array) => Buffer.from(s).toString('base64');
@@ -130,6 +131,41 @@ describe.each(backends)('verification off the request thread on %s', (backend) =
       verdict: 'unknown',
       reasons: [{ kind: 'verifier-rejected', text: 'compat: verification did not finish within 1 s' }],
     });
+  });
+
+  it.skipIf(skip)('computes the cells of scripts with provider probes on the workers too: the same verdict as in-process, and unknown past the deadline', async () => {
+    const t = await h.tenant('slow-provider-cell');
+    await t.owner.provider.publish({ text: blockProvider('io', '1.0.0', false) });
+    await t.owner.provider.publish({ text: blockProvider('io', '1.1.0', true) });
+    await t.owner.program.publish({ name: 'ioerr', version: '1.0.0', artifact: await blockScriptArtifact('io') });
+    await t.owner.kernel.upload({ name: 'new', release: '5.10.43', tarball: tarballOf('error') });
+    const verifier = h.deps.verifier;
+    const onWorkers = () =>
+      drainCompatJobs(
+        h.db.prisma,
+        undefined,
+        undefined,
+        (tenantId, spec, manifest, profile, settings) => verifier.compatCell(tenantId, spec, manifest, profile, settings),
+        (tenantId, artifact, manifest, providers, pins, profile, settings) => verifier.providerCell(tenantId, artifact, manifest, providers, pins, profile, settings),
+      );
+    const cells = async () => {
+      const m = await t.owner.compat.matrix({ name: 'ioerr' });
+      return Object.fromEntries(m.cells.map((c) => [m.profiles.find((p) => p.id === c.profileId)!.name, { verdict: c.verdict, via: (c.programs as { via?: string }[]).map((p) => p.via ?? ''), reasons: c.reasons.map((r) => r.text) }]));
+    };
+    await onWorkers();
+    const onWorker = await cells();
+    expect(onWorker).toEqual({ new: { verdict: 'relocated', via: ['io:::done via io@1.1.0, implementation for error'], reasons: [] } });
+    // the same cell computed in this thread
+    await h.db.prisma.compatResult.updateMany({ where: { tenantId: t.id }, data: { engine: '' } });
+    await h.db.prisma.compatJob.create({ data: { tenantId: t.id } });
+    await drainCompatJobs(h.db.prisma);
+    expect(await cells()).toEqual(onWorker);
+
+    // a kernel whose cell the worker does not finish in time
+    await t.owner.kernel.upload({ name: 'old', release: '4.4.88', tarball: tarballOf('errors') });
+    spins.push(600_000);
+    await onWorkers();
+    expect((await cells()).old).toEqual({ verdict: 'unknown', via: [], reasons: ['compat: verification did not finish within 1 s'] });
   });
 
   it.skipIf(skip)('a job whose database was too busy (P2028) is retried after a short lease, not marked failed', async () => {

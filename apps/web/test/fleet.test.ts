@@ -1,6 +1,10 @@
 // Deployments, agents, tokens, members and the audit log in Chromium: a deployment made through
 // its selector preview (each agent's predicted verdict on its own kernel), its targets, stop; agents
-// marked stale; a token made (secret shown once) and revoked; what a viewer is not offered.
+// marked stale; a token made (secret shown once) and revoked; what a viewer is not offered; which
+// provider implementation each agent runs for a script pinning a provider.
+import { parseProvider } from '@probeyard/compat';
+import { parseEventFormat } from '@probeyard/formats';
+import { compileScript, providerResolver, targetOfFormats } from '@probeyard/script';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { artifact, formatsTarball } from './support/fixtures.js';
 import { type Api, type Browser, browserSkipReason, client, openBrowser, screenshot, signIn, type Stack, startStack } from './support/stack.js';
@@ -164,5 +168,43 @@ describe.skipIf(browserSkipReason)('fleet (Chromium)', () => {
     const d = await other.api.deployment.create.mutate({ name: 'forkcomm', version: '1.0.0', selector: 'env=prod' });
     expect((await browser.page.goto(`${stack.webUrl}/agents/${theirs.agent.id}`))?.status()).toBe(404);
     expect((await browser.page.goto(`${stack.webUrl}/deployments/${d.deployment.id}`))?.status()).toBe(404);
+  });
+
+  it('shows which provider implementation each agent runs for a script pinning a provider (issue 19)', async () => {
+    const io = {
+      provider: 'io',
+      version: '1.1.0',
+      probes: {
+        done: {
+          args: { error: 'int' },
+          implementations: [
+            { for: 'errors (before 4.20)', tracepoint: 'block/block_rq_complete', when: [{ field: 'errors', kind: 'int' }], args: { error: 'args.errors' } },
+            { for: 'error', tracepoint: 'block/block_rq_complete', when: [{ field: 'error', kind: 'int' }], args: { error: 'args.error' } },
+          ],
+        },
+      },
+    };
+    await owner.api.provider.publish.mutate({ text: JSON.stringify(io) });
+    const format = `name: block_rq_complete\nID: 392\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\tfield:int error;\toffset:8;\tsize:4;\tsigned:1;\n\nprint fmt: "%d", REC->error\n`;
+    const built = await compileScript('io:::done { @[args.error] = count(); }', { target: targetOfFormats([parseEventFormat(format, { system: 'block' })]), providers: providerResolver([parseProvider(JSON.stringify(io))]) });
+    if (!built.ok) throw new Error(built.diagnostics.map((x) => x.message).join('; '));
+    await owner.api.program.publish.mutate({ name: 'ioerrors', version: '1.0.0', artifact: Buffer.from(built.artifact).toString('base64') });
+    const node = await enroll('node-io', { role: 'io' });
+    await enroll('node-io-plain', { role: 'io' });
+    const d = await owner.api.deployment.create.mutate({ name: 'ioerrors', version: '1.0.0', selector: 'role=io' });
+    const targets = (await owner.api.deployment.get.query({ id: d.deployment.id })).targets;
+    const via = 'io:::done via io@1.1.0, implementation for error';
+    await node.api.agent.reportStatus.mutate({ targets: [{ targetId: targets.find((t) => t.agentId === node.id)!.id, status: 'running', message: 'relocated', detail: { code: 'relocated', verdict: 'relocated', via: [via] } }] });
+    const { page } = browser;
+    await page.goto(`${stack.webUrl}/deployments/${d.deployment.id}`);
+    expect(await page.getByRole('columnheader', { name: 'Provider implementation' }).count()).toBe(1);
+    expect(await page.getByRole('row', { name: /node-io\b(?!-)/ }).getByRole('cell').nth(3).textContent()).toBe(via);
+    expect(await page.getByRole('row', { name: /node-io-plain/ }).getByRole('cell').nth(3).textContent()).toBe('—');
+    await screenshot(page, 'deployment-providers');
+    // a deployment of a program without providers has no such column
+    const plainDeployment = await owner.api.deployment.create.mutate({ name: 'forkcomm', version: '1.0.0', selector: 'role=io' });
+    await page.goto(`${stack.webUrl}/deployments/${plainDeployment.deployment.id}`);
+    expect(await page.locator('table.list tbody tr').count()).toBe(2);
+    expect(await page.getByRole('columnheader', { name: 'Provider implementation' }).count()).toBe(0);
   });
 });

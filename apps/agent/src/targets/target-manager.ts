@@ -11,7 +11,7 @@
 // (`.rodata` variables, as a libbpf tool's command line sets them) are set in the spec first, so the
 // verdict and the verifier see them as the constants they are (a disabled option prunes branches).
 import { randomUUID } from 'node:crypto';
-import { isCompatError, type ProgramSpec, setRodata } from '@probeyard/compat';
+import { isCompatError, type KernelProfile, type ProgramSpec, type ProviderDefinition, setRodata, type Verdict, type VerdictReason } from '@probeyard/compat';
 import {
   type AttachedTarget,
   type Dispatcher,
@@ -22,6 +22,7 @@ import {
   loadForProfile,
   mapMemoryBytes,
 } from '@probeyard/runtime';
+import { checkScriptCompat, compileScriptArtifact, decodeScriptArtifact, formatDiagnostics, providerResolver } from '@probeyard/script';
 import type { HelperEnvironment } from '@probeyard/vm';
 import type { Assignment, StatusReport } from '../client.js';
 import { isAgentError } from '../errors.js';
@@ -119,6 +120,8 @@ export interface TargetManagerOptions {
 
 export class TargetManager {
   private readonly targets = new Map<string, Target>();
+  /** Runs replaced by a new one (another version or provider release) that still owe their final outputs. */
+  private retired: Target[] = [];
   private readonly limits: TargetLimits;
   private readonly memoryBudget: number;
   private loading: Promise<void> = Promise.resolve();
@@ -167,7 +170,13 @@ export class TargetManager {
         if (t.phase !== 'stopped') this.stop(t, 'stopped', 'stopped: the deployment was stopped (or the agent no longer matches its selector)', { code: 'stopped' });
         continue;
       }
-      if (t && t.assignment.digest !== a.digest) {
+      if (t && (t.assignment.digest !== a.digest || providersKey(t.assignment) !== providersKey(a))) {
+        // another version, or (a script pinning providers) another provider release: a new run
+        // through it; the old run's outputs since the last flush still go out, once
+        if (t.attached && !t.attached.detached) {
+          t.finalOwed = true;
+          this.retired.push(t);
+        }
         this.detach(t);
         this.targets.delete(a.targetId);
         t = undefined;
@@ -232,15 +241,29 @@ export class TargetManager {
     }
     if (this.targets.get(t.id) !== t || t.phase !== 'loading') return;
     t.artifact = artifact;
+    const profile = this.options.profile();
+    let base = artifact.spec;
+    let through: Extract<ProviderResolution, { ok: true }> | undefined;
+    if (artifact.providers) {
+      // a script pinning providers: compiled and checked for this node's kernel through the
+      // releases the registry resolves now; what runs is the verdict's spec
+      const r = await resolveThroughProviders(artifact.providers.bytes, artifact.providers.definitions, profile.kernel);
+      if (this.targets.get(t.id) !== t || t.phase !== 'loading') return;
+      if (!r.ok) {
+        this.refuse(t, r.status, r.reasons, profile);
+        return;
+      }
+      through = r;
+      base = r.spec;
+    }
     let spec: ProgramSpec;
     try {
-      spec = withOptions(artifact.spec, a.options);
+      spec = withOptions(base, a.options);
     } catch (e) {
       if (!isCompatError(e)) throw e;
       this.setStatus(t, 'failed', `bad-options: ${e.message}`.slice(0, 2000), { code: 'bad-options' });
       return;
     }
-    const profile = this.options.profile();
     const cpuCount = Math.max(1, this.options.cpuCount());
     const need = mapMemoryBytes(spec, cpuCount);
     const used = this.mapBytes;
@@ -259,20 +282,7 @@ export class TargetManager {
     });
     if (!outcome.ok) {
       if (outcome.status === 'refused') {
-        const first = outcome.reasons[0];
-        this.setStatus(t, 'refused', `${outcome.verdict.status} on this node's kernel (${profile.release || profile.hash.slice(0, 12)}): ${outcome.reasons.map((r) => r.text).join('; ')}`.slice(0, 2000), {
-          code: outcome.verdict.status === 'unknown' ? 'unknown' : 'incompatible',
-          verdict: outcome.verdict.status,
-          refusal: outcome.reasons.slice(0, 50).map((r) => ({
-            kind: r.kind,
-            program: r.program.slice(0, 200),
-            event: r.event.slice(0, 200),
-            ...(r.field !== undefined ? { field: r.field.slice(0, 200) } : {}),
-            ...(r.insnIndex !== undefined ? { insnIndex: r.insnIndex } : {}),
-            text: r.text.slice(0, 1000),
-          })),
-        });
-        if (first === undefined) t.message = `${outcome.verdict.status} on this node's kernel`;
+        this.refuse(t, outcome.verdict.status, outcome.reasons, profile);
         return;
       }
       const f = outcome.fault;
@@ -297,13 +307,35 @@ export class TargetManager {
     t.faults = new FaultRate(this.limits.maxFaultsPerMinute ?? 60);
     t.attached = this.options.dispatcher.attach(t.id, outcome.loaded);
     this.options.onEventsChanged?.();
-    const moves = outcome.changes.slice(0, 200).map((c) => c.slice(0, 500));
-    this.setStatus(t, 'running', `${outcome.status}${moves.length ? `: ${moves.join('; ')}` : ''}`.slice(0, 2000), {
-      code: outcome.status,
-      verdict: outcome.status,
+    // through providers: the verdict is the script's on this kernel (another implementation than
+    // the build's is `relocated`, its moves say which), the load's own relocation is then a no-op
+    const status = through?.status === 'relocated' ? 'relocated' : outcome.status;
+    const moves = [...(through?.changes ?? []), ...outcome.changes].slice(0, 200).map((c) => c.slice(0, 500));
+    const via = through?.via.slice(0, 50).map((v) => v.slice(0, 500)) ?? [];
+    this.setStatus(t, 'running', `${status}${via.length ? ` (${via.join('; ')})` : ''}${moves.length ? `: ${moves.join('; ')}` : ''}`.slice(0, 2000), {
+      code: status,
+      verdict: status,
       ...(moves.length ? { moves } : {}),
+      ...(via.length ? { via } : {}),
       runId: t.runId,
     });
+  }
+
+  /** `refused`: this node's kernel makes the program incompatible (or unknown), each reason as data. */
+  private refuse(t: Target, verdict: 'incompatible' | 'unknown' | 'compatible' | 'relocated', reasons: readonly RefusalReason[], profile: NodeProfile): void {
+    this.setStatus(t, 'refused', `${verdict} on this node's kernel (${profile.release || profile.hash.slice(0, 12)}): ${reasons.map((r) => r.text).join('; ')}`.slice(0, 2000), {
+      code: verdict === 'unknown' ? 'unknown' : 'incompatible',
+      verdict,
+      refusal: reasons.slice(0, 50).map((r) => ({
+        kind: r.kind,
+        program: r.program.slice(0, 200),
+        event: r.event.slice(0, 200),
+        ...(r.field !== undefined ? { field: r.field.slice(0, 200) } : {}),
+        ...(r.insnIndex !== undefined ? { insnIndex: r.insnIndex } : {}),
+        text: r.text.slice(0, 1000),
+      })),
+    });
+    if (reasons.length === 0) t.message = `${verdict} on this node's kernel`;
   }
 
   /** Detaches a target's run (its outputs stay until the next flush takes them). */
@@ -377,7 +409,9 @@ export class TargetManager {
    */
   collectOutputs(traceTimeNs: string, takenAt = new Date()): NewBatch[] {
     const out: NewBatch[] = [];
-    for (const t of this.targets.values()) {
+    const retired = this.retired;
+    this.retired = [];
+    for (const t of [...retired, ...this.targets.values()]) {
       const live = t.phase === 'running' && t.attached && !t.attached.detached;
       if (!live && !t.finalOwed) continue;
       t.finalOwed = false;
@@ -473,6 +507,51 @@ export class TargetManager {
       };
     });
   }
+}
+
+type RefusalReason = Pick<VerdictReason, 'kind' | 'program' | 'event' | 'field' | 'insnIndex' | 'text'>;
+
+/** How a script pinning providers runs on this kernel: the spec, its status and which implementations. */
+export type ProviderResolution =
+  | { ok: true; status: 'compatible' | 'relocated'; spec: ProgramSpec; via: string[]; changes: string[] }
+  | { ok: false; status: 'incompatible' | 'unknown'; reasons: RefusalReason[] };
+
+/** The provider releases an assignment names (`''` for a program without providers). */
+function providersKey(a: Assignment): string {
+  return a.providers === undefined ? '' : a.providers.join(',');
+}
+
+/**
+ * A script pinning providers, on this node's kernel (packages/script `checkScriptCompat`, as the
+ * registry's matrix computes its cell): the build (the script compiled through `providers` for the
+ * formats it was published against), then each provider probe resolved on `kernel` — the build
+ * relocated where the same implementations apply, compiled through others where the kernel needs
+ * them, refused (`provider-unresolved`, each implementation's reason) where none applies.
+ */
+export async function resolveThroughProviders(bytes: Uint8Array, providers: readonly ProviderDefinition[], kernel: KernelProfile): Promise<ProviderResolution> {
+  const reason = (text: string): RefusalReason[] => [{ kind: 'provider-unresolved', program: '', event: '', text }];
+  let source: string;
+  try {
+    source = decodeScriptArtifact(bytes).source;
+  } catch (e) {
+    return { ok: false, status: 'incompatible', reasons: reason(`not a script artifact: ${(e as Error).message}`) };
+  }
+  const names = providers.map((p) => `${p.name}@${p.version}`).join(', ') || 'no provider';
+  const build = await compileScriptArtifact(bytes, { name: 'script', providers: providerResolver(providers) });
+  if (!build.ok) return { ok: false, status: 'incompatible', reasons: reason(`the script does not compile through ${names} for the formats it was published against: ${formatDiagnostics(build.source, build.diagnostics).trimEnd()}`) };
+  let v: Verdict;
+  try {
+    v = await checkScriptCompat(source, build, kernel, { providers });
+  } catch (e) {
+    if (!isCompatError(e)) throw e;
+    return { ok: false, status: 'incompatible', reasons: reason(e.message) };
+  }
+  if (v.relocated === undefined || v.status === 'incompatible' || v.status === 'unknown') {
+    return { ok: false, status: v.status === 'unknown' ? 'unknown' : 'incompatible', reasons: v.reasons };
+  }
+  const via = v.programs.flatMap((p) => (p.via ? [p.via] : []));
+  const changes = v.programs.flatMap((p) => p.changes.map((c) => `${p.program}: ${c}`));
+  return { ok: true, status: v.status, spec: v.relocated, via, changes };
 }
 
 /** An events payload per group of outputs, each under the batch size limit. */

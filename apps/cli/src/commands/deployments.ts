@@ -8,7 +8,8 @@ const help = `usage: probeyard deployments [list] [--state running|stopped] [--j
 
 Deployments of the tenant of the current token. \`list\` (the default) shows each with its version,
 selector, desired state and its targets by status; \`show\` one deployment with every target (agent,
-status, desired state, reason, counters); \`stop\` sets its desired state to stopped (publisher role):
+status, desired state, reason, counters; for a program pinning providers, which implementation
+each agent runs: \`via\`); \`stop\` sets its desired state to stopped (publisher role):
 agents stop it at their next poll.
 Registry and token: --registry URL --token T, PROBEYARD_REGISTRY / PROBEYARD_TOKEN, or \`probeyard login\`.`;
 
@@ -72,6 +73,12 @@ export const deploymentsCommand: Command = {
         rows.push([t.id, t.hostname, t.status, t.desiredState, String(t.counters?.eventsSeen ?? '-'), String(t.counters?.eventsLost ?? '-'), t.reason ?? '']);
       }
       io.stdout(`${table(rows)}\n`);
+      // a program pinning providers: which implementation each agent runs for each provider probe
+      const via = r.targets.filter((t) => t.via.length > 0);
+      if (via.length > 0) {
+        io.stdout('\nvia (provider implementations each agent runs)\n');
+        for (const t of via) for (const v of t.via) io.stdout(`  ${t.hostname} ${t.id}: ${v}\n`);
+      }
       return ExitCode.ok;
     }
     const r = await callRegistry(url, () => api.deployment.stop.mutate({ id: id ?? '' }));

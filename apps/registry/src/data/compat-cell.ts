@@ -1,8 +1,9 @@
 // One compatibility cell (version × kernel profile): packages/compat's verdict — relocation by
 // field name, then the verifier on the relocated programs — and the field diffs behind it. Pure (no
 // database): the server computes cells on its verifier workers (src/jobs/verify-worker.ts).
-import { checkCompat, findProfileEvent, type KernelProfile, layoutOf, type LayoutField, type Manifest, type ProgramSpec, verdictSummary } from '@probeyard/compat';
+import { buildManifest, checkCompat, findProfileEvent, type KernelProfile, layoutOf, type LayoutField, type Manifest, type ProgramSpec, type ProviderDefinition, verdictSummary } from '@probeyard/compat';
 import { type EventFormat, parseEventFormat } from '@probeyard/formats';
+import { checkScriptCompat, compileScriptArtifact, decodeScriptArtifact, formatDiagnostics, providerResolver } from '@probeyard/script';
 
 /** One field a version reads whose layout on a kernel is not the one it was built for. */
 export interface FieldDiff {
@@ -125,4 +126,24 @@ export interface CompatCell {
 export function computeCell(spec: ProgramSpec, manifest: Manifest, profile: KernelProfile, settings: CompatSettings = { strictCharSign: false }): CompatCell {
   const summary = verdictSummary(checkCompat(spec, profile, { strictCharSign: settings.strictCharSign }));
   return { verdict: summary.status, reasons: { programs: summary.programs, reasons: summary.reasons, fieldDiffs: fieldDiffsOf(manifest, profile) } };
+}
+
+/**
+ * The cell of a script with provider probes (packages/script `checkScriptCompat`): its artifact
+ * compiled through the pinned providers' newest releases (the build), then resolved on the
+ * profile — the build relocated where the same implementations apply, compiled through others
+ * where the kernel needs them, `provider-unresolved` where none applies. Each program's `via`
+ * names the provider version and implementation. A compile and a verification per cell: the
+ * server computes it on a verifier worker (`VerifierPool.providerCell`), under the cells' deadline.
+ */
+export async function computeProviderCell(artifact: Uint8Array, manifest: Manifest, providers: ProviderDefinition[], pins: Record<string, number>, rows: CompatProfileRows, settings: CompatSettings): Promise<CompatCell> {
+  const profile = compatProfileOf(rows);
+  const missing = Object.entries(pins).filter(([name]) => !providers.some((p) => p.name === name));
+  const unresolved = (text: string): CompatCell => ({ verdict: 'incompatible', reasons: { programs: [], reasons: [{ kind: 'provider-unresolved', program: '', event: '', text }], fieldDiffs: [] } });
+  if (missing.length > 0) return unresolved(`no release of ${missing.map(([n, m]) => `${n}@${m}.x`).join(', ')} to resolve through (all yanked, or the provider is gone)`);
+  const build = await compileScriptArtifact(artifact, { name: 'script', providers: providerResolver(providers) });
+  if (!build.ok) return unresolved(`the script does not compile through ${providers.map((p) => `${p.name}@${p.version}`).join(', ')} for the formats it was published against: ${formatDiagnostics(build.source, build.diagnostics).trimEnd()}`);
+  const v = await checkScriptCompat(decodeScriptArtifact(artifact).source, build, profile, { providers, strictCharSign: settings.strictCharSign });
+  const summary = verdictSummary(v);
+  return { verdict: summary.status, reasons: { programs: summary.programs, reasons: summary.reasons, fieldDiffs: fieldDiffsOf(v.relocated ? buildManifest(v.relocated) : manifest, profile) } };
 }

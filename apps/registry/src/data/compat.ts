@@ -4,13 +4,12 @@
 // job without one covers every (version, profile) pair of its tenant that has no current result
 // (a new version). Both only compute what is missing, so a job that is run again after a crash,
 // or two jobs that overlap, do no harm: results are upserted by (version, profile).
-import { buildManifest, type Manifest, type ProgramSpec, type ProgramSpecJson, type ProviderDefinition, specFromJson, verdictSummary } from '@probeyard/compat';
-import { checkScriptCompat, compileScriptArtifact, decodeScriptArtifact, formatDiagnostics, providerResolver } from '@probeyard/script';
+import { type Manifest, type ProgramSpec, type ProgramSpecJson, type ProviderDefinition, specFromJson } from '@probeyard/compat';
 import type { Db } from '../db/open.js';
 import { busyDatabaseError, notFound } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { writeAudit } from './audit.js';
-import { type CompatCell, type CompatProfileRows, type CompatSettings, compatProfileOf, computeCell, fieldDiffsOf } from './compat-cell.js';
+import { type CompatCell, type CompatProfileRows, type CompatSettings, compatProfileOf, computeCell, computeProviderCell } from './compat-cell.js';
 import { resolveProviders } from './providers.js';
 import type { Tx } from './tx.js';
 
@@ -86,6 +85,20 @@ export type CellComputer = (tenantId: string, spec: ProgramSpecJson, manifest: M
 
 /** The cell computed in this thread (tests and tools; the server's runner uses its verifier pool). */
 export const computeCellHere: CellComputer = async (_tenantId, spec, manifest, profile, settings) => computeCell(specFromJson(spec), manifest, compatProfileOf(profile), settings);
+
+/** Computes the cell of a script with provider probes: its artifact, manifest, the pinned releases' definitions and the pins. */
+export type ProviderCellComputer = (
+  tenantId: string,
+  artifact: Uint8Array,
+  manifest: Manifest,
+  providers: ProviderDefinition[],
+  pins: Record<string, number>,
+  profile: CompatProfileRows,
+  settings: CompatSettings,
+) => Promise<CompatCell>;
+
+/** A provider cell computed in this thread (tests and tools; the server's runner uses its verifier pool). */
+export const computeProviderCellHere: ProviderCellComputer = (_tenantId, artifact, manifest, providers, pins, profile, settings) => computeProviderCell(artifact, manifest, providers, pins, profile, settings);
 
 /**
  * Queues a tenant-wide job for every tenant holding results of another engine than its settings'
@@ -194,6 +207,7 @@ export async function runCompatJob(
   shouldStop: () => boolean = () => false,
   clock: JobClock = {},
   computeCellOf: CellComputer = computeCellHere,
+  computeProviderCellOf: ProviderCellComputer = computeProviderCellHere,
 ): Promise<'done' | 'failed' | 'stopped' | 'busy'> {
   const job = await db.compatJob.findUniqueOrThrow({ where: { id: jobId }, select: { tenantId: true, profileId: true } });
   const stopped = async (): Promise<'stopped'> => {
@@ -234,7 +248,7 @@ export async function runCompatJob(
           if (shouldStop()) return await stopped();
           const exists = await db.kernelProfile.findUnique({ where: { id: profileId }, select: { id: true } });
           if (exists) {
-            const cell = await computeProviderCell(v.artifact, v.manifest as unknown as Manifest, providers, pins, await loadCompatProfileRows(db, profileId, events), settings);
+            const cell = await computeProviderCellOf(job.tenantId, v.artifact, v.manifest as unknown as Manifest, providers, pins, await loadCompatProfileRows(db, profileId, events), settings);
             await storeCell(db, job.tenantId, versionId, profileId, cell, engine);
           }
           done++;
@@ -311,26 +325,6 @@ function eventsOfProviders(providers: readonly ProviderDefinition[]): Set<string
   const out = new Set<string>();
   for (const p of providers) for (const probe of p.probes) for (const i of probe.implementations) out.add(i.event);
   return out;
-}
-
-/**
- * The cell of a script with provider probes (packages/script `checkScriptCompat`): its artifact
- * compiled through the pinned providers' newest releases (the build), then resolved on the
- * profile — the build relocated where the same implementations apply, compiled through others
- * where the kernel needs them, `provider-unresolved` where none applies. Each program's `via`
- * names the provider version and implementation. Computed on the job runner's thread (a compile
- * and a verification per cell), not on a verifier worker.
- */
-export async function computeProviderCell(artifact: Uint8Array, manifest: Manifest, providers: ProviderDefinition[], pins: Record<string, number>, rows: CompatProfileRows, settings: CompatSettings): Promise<CompatCell> {
-  const profile = compatProfileOf(rows);
-  const missing = Object.entries(pins).filter(([name]) => !providers.some((p) => p.name === name));
-  const unresolved = (text: string): CompatCell => ({ verdict: 'incompatible', reasons: { programs: [], reasons: [{ kind: 'provider-unresolved', program: '', event: '', text }], fieldDiffs: [] } });
-  if (missing.length > 0) return unresolved(`no release of ${missing.map(([n, m]) => `${n}@${m}.x`).join(', ')} to resolve through (all yanked, or the provider is gone)`);
-  const build = await compileScriptArtifact(artifact, { name: 'script', providers: providerResolver(providers) });
-  if (!build.ok) return unresolved(`the script does not compile through ${providers.map((p) => `${p.name}@${p.version}`).join(', ')} for the formats it was published against: ${formatDiagnostics(build.source, build.diagnostics).trimEnd()}`);
-  const v = await checkScriptCompat(decodeScriptArtifact(artifact).source, build, profile, { providers, strictCharSign: settings.strictCharSign });
-  const summary = verdictSummary(v);
-  return { verdict: summary.status, reasons: { programs: summary.programs, reasons: summary.reasons, fieldDiffs: fieldDiffsOf(v.relocated ? buildManifest(v.relocated) : manifest, profile) } };
 }
 
 /** The matrix of a tenant: its versions (optionally of one program, one version) × its profiles. */

@@ -4,6 +4,7 @@ import { notFound, RegistryError } from '../errors.js';
 import type { DesiredState, Prisma } from '../generated/prisma/client.js';
 import type { Actor, Tx } from './tx.js';
 import { writeAudit } from './audit.js';
+import { resolvedPins } from './providers.js';
 
 /** A label selector: `{ env: "prod" }` matches agents whose labels include every pair exactly. */
 export type Selector = Record<string, string>;
@@ -222,6 +223,12 @@ export interface Assignment {
   /** The deployment's `.rodata` options, set before load (`{}` when none). */
   options: DeploymentOptions;
   desiredState: DesiredState;
+  /**
+   * For a program that pins providers: the release each pin resolves to now (`io@1.1.0`), sorted.
+   * A provider release changes it, so the answer and its ETag change and the agent restarts the
+   * target through the new definitions (`agent.artifact` hands them over). Absent otherwise.
+   */
+  providers?: string[];
 }
 
 function assignmentsSelect(tenantId: string) {
@@ -241,7 +248,7 @@ function assignmentsSelect(tenantId: string) {
             selector: true,
             options: true,
             desiredState: true,
-            version: { select: { id: true, version: true, digest: true, size: true, artifactKind: true, program: { select: { name: true } } } },
+            version: { select: { id: true, version: true, digest: true, size: true, artifactKind: true, providerPins: true, program: { select: { name: true } } } },
           },
         },
       },
@@ -255,22 +262,36 @@ function assignmentsSelect(tenantId: string) {
  */
 export async function loadAssignments(db: Db, tenantId: string, agentId: string): Promise<Assignment[] | null> {
   const agent = await db.agent.findFirst({ where: { id: agentId, tenantId }, select: assignmentsSelect(tenantId) });
-  return agent ? toAssignments(agent) : null;
+  if (!agent) return null;
+  const pins = await pinsOf(db, tenantId, [agent]);
+  return toAssignments(agent, pins);
 }
 
 /** The assignments of every unrevoked agent of a tenant, in a handful of queries (poll cache warm-up). */
 export async function loadTenantAssignments(db: Db, tenantId: string): Promise<Map<string, Assignment[]>> {
   const agents = await db.agent.findMany({ where: { tenantId, revokedAt: null }, select: assignmentsSelect(tenantId) });
-  return new Map(agents.map((a) => [a.id, toAssignments(a)]));
+  const pins = await pinsOf(db, tenantId, agents);
+  return new Map(agents.map((a) => [a.id, toAssignments(a, pins)]));
 }
 
 /** The given unrevoked agents of a tenant with their assignments (one query; others are absent). */
 export async function loadAgentsAssignments(db: Db, tenantId: string, agentIds: readonly string[]): Promise<Map<string, Assignment[]>> {
   const agents = await db.agent.findMany({ where: { tenantId, revokedAt: null, id: { in: [...agentIds] } }, select: assignmentsSelect(tenantId) });
-  return new Map(agents.map((a) => [a.id, toAssignments(a)]));
+  const pins = await pinsOf(db, tenantId, agents);
+  return new Map(agents.map((a) => [a.id, toAssignments(a, pins)]));
 }
 
-function toAssignments(agent: Prisma.AgentGetPayload<{ select: ReturnType<typeof assignmentsSelect> }>): Assignment[] {
+type AssignmentsRow = Prisma.AgentGetPayload<{ select: ReturnType<typeof assignmentsSelect> }>;
+
+const pinsOfVersion = (providerPins: unknown) => Object.entries((providerPins ?? {}) as Record<string, number>);
+
+/** The releases the provider pins of these agents' programs resolve to now (two queries at most). */
+async function pinsOf(db: Db, tenantId: string, agents: readonly AssignmentsRow[]): Promise<Map<string, string>> {
+  const pins = agents.flatMap((a) => a.targets.flatMap((t) => pinsOfVersion(t.deployment.version.providerPins)));
+  return pins.length === 0 ? new Map() : resolvedPins(db, tenantId, pins);
+}
+
+function toAssignments(agent: AssignmentsRow, resolved: ReadonlyMap<string, string>): Assignment[] {
   const out: Assignment[] = [];
   for (const t of agent.targets) {
     const desiredState = desiredStateOf(t.deployment, agent);
@@ -287,6 +308,11 @@ function toAssignments(agent: Prisma.AgentGetPayload<{ select: ReturnType<typeof
       options: (t.deployment.options ?? {}) as DeploymentOptions,
       desiredState,
     });
+    const pins = pinsOfVersion(v.providerPins);
+    if (pins.length > 0) {
+      // a pin without a release left (all yanked) is listed as `io@1.x: none`: the agent refuses it, saying so
+      out[out.length - 1]!.providers = pins.map(([name, major]) => resolved.get(`${name}@${major}`) ?? `${name}@${major}.x: none`).sort();
+    }
   }
   return out;
 }

@@ -67,18 +67,77 @@ export async function getProviderVersion(db: Db | Tx, tenantId: string, name: st
  * provider without such a version is left out (its probes then do not resolve: the reason says so).
  */
 export async function resolveProviders(db: Db | Tx, tenantId: string, pins?: Record<string, number>): Promise<ProviderDefinition[]> {
+  return (await resolveProviderReleases(db, tenantId, pins)).map((r) => r.definition);
+}
+
+/** A release a pin resolves to: its version, the published text and its definition. */
+export interface ProviderRelease {
+  name: string;
+  version: string;
+  text: string;
+  definition: ProviderDefinition;
+}
+
+/** {@link resolveProviders} with each release's version and published text (what an agent is handed). */
+export async function resolveProviderReleases(db: Db | Tx, tenantId: string, pins?: Record<string, number>): Promise<ProviderRelease[]> {
   const visible = await listProviders(db, tenantId);
-  const out: ProviderDefinition[] = [];
+  const out: ProviderRelease[] = [];
   for (const p of visible) {
     if (pins !== undefined && !Object.hasOwn(pins, p.name)) continue;
     const major = pins?.[p.name];
     const v = await db.providerVersion.findFirst({
       where: { providerId: p.id, yankedAt: null, prerelease: '', ...(major !== undefined ? { major } : {}) },
       orderBy: versionOrder,
-      select: { definition: true },
+      select: { version: true, text: true, definition: true },
     });
-    if (v) out.push(v.definition as unknown as ProviderDefinition);
+    if (v) out.push({ name: p.name, version: v.version, text: v.text, definition: v.definition as unknown as ProviderDefinition });
   }
+  return out;
+}
+
+/**
+ * The release each `name@major` pin of a tenant resolves to now (`name@major` → `name@version`;
+ * absent when none: all yanked, or the provider is gone), in two queries whatever the number of
+ * pins: what `agent.poll` lists with each assignment of a program that pins providers, so that a
+ * provider release changes the answer (and its ETag) of exactly the agents that run such programs.
+ */
+export async function resolvedPins(db: Db | Tx, tenantId: string, pins: Iterable<readonly [string, number]>): Promise<Map<string, string>> {
+  const wanted = new Map<string, Set<number>>();
+  for (const [name, major] of pins) wanted.set(name, (wanted.get(name) ?? new Set()).add(major));
+  const out = new Map<string, string>();
+  if (wanted.size === 0) return out;
+  const rows = await db.provider.findMany({ where: { name: { in: [...wanted.keys()] }, scope: { in: [tenantId, INSTANCE_SCOPE] } }, select: { id: true, name: true, scope: true } });
+  // a tenant's own provider shadows the instance-wide one of the same name
+  const chosen = new Map<string, { id: string; name: string }>();
+  for (const r of rows) if (r.scope === tenantId || !chosen.has(r.name)) chosen.set(r.name, r);
+  const nameOf = new Map([...chosen.values()].map((r) => [r.id, r.name]));
+  const majors = [...new Set([...wanted.values()].flatMap((s) => [...s]))];
+  const versions = await db.providerVersion.findMany({
+    where: { providerId: { in: [...nameOf.keys()] }, yankedAt: null, prerelease: '', major: { in: majors } },
+    orderBy: versionOrder,
+    select: { providerId: true, major: true, version: true },
+  });
+  for (const v of versions) {
+    const name = nameOf.get(v.providerId)!;
+    const key = `${name}@${v.major}`;
+    if (wanted.get(name)?.has(v.major) && !out.has(key)) out.set(key, `${name}@${v.version}`);
+  }
+  return out;
+}
+
+/**
+ * The agents (by tenant) with a target of a version pinning `name@major` in the given tenants:
+ * those whose `agent.poll` answer a release of that major changes.
+ */
+async function agentsPinning(tx: Tx, tenants: readonly string[], name: string, major: number): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (tenants.length === 0) return out;
+  const rows = await tx.deploymentTarget.findMany({
+    where: { tenantId: { in: [...tenants] }, deployment: { version: { providerPins: { path: [name], equals: major } } } },
+    distinct: ['agentId'],
+    select: { tenantId: true, agentId: true },
+  });
+  for (const r of rows) out.set(r.tenantId, [...(out.get(r.tenantId) ?? []), r.agentId]);
   return out;
 }
 
@@ -114,6 +173,8 @@ export interface PublishProviderInput {
 /**
  * Stores a provider version (and the provider when new) in one transaction with its audit row,
  * then marks stale the verdicts of the versions that pin its major and queues their recompute.
+ * `agents`: by tenant, the agents running programs that pin its major (their `agent.poll`
+ * answers change: invalidate them).
  * The same version with the same text is a no-op (`created: false`); with another text `conflict`.
  */
 export async function publishProvider(db: Db, input: PublishProviderInput) {
@@ -136,7 +197,7 @@ export async function publishProvider(db: Db, input: PublishProviderInput) {
         if (same && same.digest !== digest) {
           throw new RegistryError('conflict', `provider.publish: ${def.name}@${def.version} exists with another text (sha256 ${same.digest.slice(0, 12)}…, this is ${digest.slice(0, 12)}…); versions are immutable`);
         }
-        if (same) return { version: same, created: false, recomputed: [] as string[] };
+        if (same) return { version: same, created: false, recomputed: [] as string[], agents: new Map<string, string[]>() };
         await tx.provider.update({ where: { id: provider.id }, data: { description: def.description }, select: { id: true } });
       } else {
         provider = await tx.provider.create({ data: { tenantId: input.tenantId, scope, name: def.name, description: def.description }, select: { id: true } });
@@ -155,6 +216,7 @@ export async function publishProvider(db: Db, input: PublishProviderInput) {
         select: providerVersionSelect,
       });
       const recomputed = semver.prerelease === '' ? await recomputeUsers(tx, scope, def.name, semver.major) : [];
+      const agents = await agentsPinning(tx, recomputed, def.name, semver.major);
       await writeAudit(tx, {
         tenantId: input.tenantId,
         actor: input.actor,
@@ -163,7 +225,7 @@ export async function publishProvider(db: Db, input: PublishProviderInput) {
         targetId: made.id,
         detail: { provider: def.name, version: def.version, scope: input.tenantId === null ? 'instance' : 'tenant', digest, recomputedTenants: input.tenantId === null ? recomputed.length : recomputed.length > 0 ? 1 : 0 },
       });
-      return { version: made, created: true, recomputed };
+      return { version: made, created: true, recomputed, agents };
     });
   try {
     return await attempt();
@@ -176,6 +238,8 @@ export async function publishProvider(db: Db, input: PublishProviderInput) {
 /**
  * Marks a provider version yanked (it stays readable; resolution skips it). Verdicts that followed
  * it are recomputed through the newest version left. A tenant yanks only its own providers.
+ * Returns the version and, by tenant, the agents running programs that pin its major (their
+ * `agent.poll` answers change: invalidate them).
  */
 export async function yankProvider(db: Db, input: { tenantId: string | null; actor: Actor; name: string; version: string; reason: string; now: Date }) {
   const scope = input.tenantId ?? INSTANCE_SCOPE;
@@ -184,7 +248,8 @@ export async function yankProvider(db: Db, input: { tenantId: string | null; act
     if (!v) throw notFound('provider version', `${input.name}@${input.version}`);
     if (v.yankedAt) throw new RegistryError('conflict', `provider.yank: ${input.name}@${input.version} was yanked at ${v.yankedAt.toISOString()}`);
     const updated = await tx.providerVersion.update({ where: { id: v.id }, data: { yankedAt: input.now, yankReason: input.reason }, select: providerVersionSelect });
-    if (v.prerelease === '') await recomputeUsers(tx, scope, input.name, v.major);
+    const recomputed = v.prerelease === '' ? await recomputeUsers(tx, scope, input.name, v.major) : [];
+    const agents = await agentsPinning(tx, recomputed, input.name, v.major);
     await writeAudit(tx, {
       tenantId: input.tenantId,
       actor: input.actor,
@@ -193,6 +258,6 @@ export async function yankProvider(db: Db, input: { tenantId: string | null; act
       targetId: v.id,
       detail: { provider: input.name, version: input.version, reason: input.reason },
     });
-    return updated;
+    return { version: updated, agents };
   });
 }

@@ -62,6 +62,8 @@ function uuid7Floor(ms: number): string {
 export class FleetState {
   readonly stats: FleetStats = { cacheHits: 0, loads: 0, tenantLoads: 0, groupLoads: 0, lastSeenFlushes: 0, synced: 0 };
   private readonly tenantGenerations = new Map<string, number>();
+  /** Bumped by {@link invalidateEveryTenant}; part of every tenant's generation. */
+  private epoch = 0;
   private readonly agentGenerations = new Map<string, number>();
   private readonly assignments = new Map<string, AgentEntry<unknown>>();
   /** Tenant generation of the last bulk load per tenant, and the load in flight. */
@@ -114,6 +116,20 @@ export class FleetState {
     this.tenantGenerations.set(tenantId, (this.tenantGenerations.get(tenantId) ?? 0) + 1);
   }
 
+  /**
+   * Every agent of every tenant reloads at its next poll (one bulk load per tenant): what another
+   * replica's instance-wide provider release may have changed (which tenants' agents it touched is
+   * not in its audit row; the replica that made it invalidated exactly those).
+   */
+  invalidateEveryTenant(): void {
+    this.epoch++;
+  }
+
+  /** A tenant's generation: its own invalidations plus every-tenant ones (both only grow). */
+  private tenantGeneration(tenantId: string): number {
+    return (this.tenantGenerations.get(tenantId) ?? 0) + this.epoch;
+  }
+
   /** One agent's labels, targets or credential changed. */
   invalidateAgent(agentId: string): void {
     this.agentGenerations.set(agentId, (this.agentGenerations.get(agentId) ?? 0) + 1);
@@ -142,7 +158,7 @@ export class FleetState {
     const group = this.pendingGroups.get(agentId);
     if (!group) return false;
     group.loading ??= (async () => {
-      const tenantGeneration = this.tenantGenerations.get(group.tenantId) ?? 0;
+      const tenantGeneration = this.tenantGeneration(group.tenantId);
       const agentGenerations = new Map(group.agentIds.map((id) => [id, this.agentGenerations.get(id) ?? 0]));
       try {
         const all = await load(group.tenantId, group.agentIds);
@@ -165,13 +181,13 @@ export class FleetState {
   }
 
   generations(tenantId: string, agentId: string): { tenant: number; agent: number } {
-    return { tenant: this.tenantGenerations.get(tenantId) ?? 0, agent: this.agentGenerations.get(agentId) ?? 0 };
+    return { tenant: this.tenantGeneration(tenantId), agent: this.agentGenerations.get(agentId) ?? 0 };
   }
 
   /** The cached assignments of an agent when nothing changed since they were loaded. */
   cachedAssignments<T>(tenantId: string, agentId: string): CachedAssignments<T> | undefined {
     const e = this.assignments.get(agentId);
-    if (!e || e.tenantGeneration !== (this.tenantGenerations.get(tenantId) ?? 0) || e.agentGeneration !== (this.agentGenerations.get(agentId) ?? 0)) {
+    if (!e || e.tenantGeneration !== this.tenantGeneration(tenantId) || e.agentGeneration !== (this.agentGenerations.get(agentId) ?? 0)) {
       return undefined;
     }
     this.stats.cacheHits++;
@@ -196,7 +212,7 @@ export class FleetState {
    * it: concurrent polls of the tenant share one load.
    */
   async ensureTenantLoaded<T>(tenantId: string, load: () => Promise<Map<string, CachedAssignments<T>>>): Promise<void> {
-    const generation = this.tenantGenerations.get(tenantId) ?? 0;
+    const generation = this.tenantGeneration(tenantId);
     if (this.tenantLoaded.get(tenantId) === generation) return;
     const inFlight = this.tenantLoading.get(tenantId);
     if (inFlight) return inFlight;
@@ -243,7 +259,7 @@ export class FleetState {
     const entries = await this.db.auditEntry.findMany({
       where: {
         id: { gte: uuid7Floor(Math.max(this.syncFloorMs, this.syncFromMs - 60_000)) },
-        action: { in: ['deployment.create', 'deployment.stop', 'deployment.retarget', 'agent.setLabels', 'agent.revoke', 'agent.reportStatus', 'live.start', 'live.stop'] },
+        action: { in: ['deployment.create', 'deployment.stop', 'deployment.retarget', 'agent.setLabels', 'agent.revoke', 'agent.reportStatus', 'live.start', 'live.stop', 'provider.publish', 'provider.yank'] },
       },
       select: { id: true, tenantId: true, actorId: true, action: true, targetId: true, detail: true },
     });
@@ -258,7 +274,12 @@ export class FleetState {
         if (Array.isArray(ids)) for (const id of ids) if (typeof id === 'string') liveAgentWakes.emit(id);
         continue;
       }
-      if (e.action === 'deployment.create' || e.action === 'deployment.stop') {
+      if (e.action === 'provider.publish' || e.action === 'provider.yank') {
+        // a provider release changes the assignments of agents running programs that pin it: a
+        // tenant's own reaches only that tenant; an instance-wide one, any tenant
+        if (e.tenantId) this.invalidateTenant(e.tenantId);
+        else this.invalidateEveryTenant();
+      } else if (e.action === 'deployment.create' || e.action === 'deployment.stop') {
         if (e.tenantId) this.invalidateTenant(e.tenantId);
       } else if (e.action === 'agent.revoke') {
         if (e.targetId) this.forgetCredential(e.targetId);

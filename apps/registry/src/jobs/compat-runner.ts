@@ -2,7 +2,17 @@
 // procedure queues a job and every few seconds (a job queued by another replica). Jobs live in the
 // database and a running one is leased: a job a killed process left behind is taken over when its
 // lease lapses (at once at the next start when the database has one process only).
-import { type CellComputer, claimCompatJob, computeCellHere, enqueueStaleCompatJobs, type JobClock, requeueRunningJobs, runCompatJob } from '../data/compat.js';
+import {
+  type CellComputer,
+  claimCompatJob,
+  computeCellHere,
+  computeProviderCellHere,
+  enqueueStaleCompatJobs,
+  type JobClock,
+  type ProviderCellComputer,
+  requeueRunningJobs,
+  runCompatJob,
+} from '../data/compat.js';
 import type { Db } from '../db/open.js';
 import type { Logger } from '../server/log.js';
 
@@ -13,21 +23,23 @@ export interface JobNotifier {
 
 /**
  * Runs every queued job of the database, one after another, in this call. Returns how many ran.
- * Cells are computed by `computeCellOf`: in this thread by default (tests, tools), on the verifier's
- * workers in the server's runner.
+ * Cells are computed by `computeCellOf` (and a script's with provider probes by
+ * `computeProviderCellOf`): in this thread by default (tests, tools), on the verifier's workers in
+ * the server's runner.
  */
 export async function drainCompatJobs(
   db: Db,
   shouldStop: () => boolean = () => false,
   clock: JobClock = {},
   computeCellOf: CellComputer = computeCellHere,
+  computeProviderCellOf: ProviderCellComputer = computeProviderCellHere,
 ): Promise<number> {
   let ran = 0;
   for (;;) {
     if (shouldStop()) return ran;
     const id = await claimCompatJob(db, clock);
     if (id === undefined) return ran;
-    const outcome = await runCompatJob(db, id, shouldStop, clock, computeCellOf);
+    const outcome = await runCompatJob(db, id, shouldStop, clock, computeCellOf, computeProviderCellOf);
     ran++;
     // The database is too busy: leave the rest for the next round instead of pressing on.
     if (outcome === 'busy') return ran;
@@ -45,6 +57,8 @@ export interface CompatJobRunnerOptions {
   clock?: JobClock;
   /** How cells are computed: the server gives its verifier pool (verification never runs on its thread). */
   computeCellOf?: CellComputer;
+  /** How the cells of scripts with provider probes are computed (the same pool, the same deadline). */
+  computeProviderCellOf?: ProviderCellComputer;
 }
 
 export class CompatJobRunner implements JobNotifier {
@@ -85,7 +99,7 @@ export class CompatJobRunner implements JobNotifier {
       do {
         this.again = false;
         try {
-          const ran = await drainCompatJobs(this.db, () => this.stopped, this.opts.clock, this.opts.computeCellOf);
+          const ran = await drainCompatJobs(this.db, () => this.stopped, this.opts.clock, this.opts.computeCellOf, this.opts.computeProviderCellOf);
           if (ran > 0) this.logger({ level: 'info', msg: 'compat jobs ran', count: ran });
         } catch (err) {
           if (!this.stopped) this.logger({ level: 'error', msg: 'compat job runner', error: (err as Error).message });

@@ -142,8 +142,31 @@ export class VerifierPool {
    * deadline is `unknown`, saying so (the job goes on with the next cell).
    */
   async compatCell(tenant: string, spec: ProgramSpecJson, manifest: Manifest, profile: CompatProfileRows, settings: CompatSettings): Promise<CompatCell> {
+    return this.cell(tenant, { kind: 'cell', spec, manifest, profile, settings });
+  }
+
+  /**
+   * The cell of a script with provider probes of `tenant` on a worker (src/data/compat-cell.ts
+   * `computeProviderCell`: the script compiled through the pinned releases, each probe resolved on
+   * the profile, relocated and verified), under the same deadline and fairness as any cell: past
+   * the deadline it is `unknown`, saying so.
+   */
+  async providerCell(
+    tenant: string,
+    artifact: Uint8Array,
+    manifest: Manifest,
+    providers: ProviderDefinition[],
+    pins: Record<string, number>,
+    profile: CompatProfileRows,
+    settings: CompatSettings,
+  ): Promise<CompatCell> {
+    const own = copy(artifact);
+    return this.cell(tenant, { kind: 'provider-cell', artifact: own, manifest, providers, pins, profile, settings }, [own.buffer]);
+  }
+
+  private async cell(tenant: string, task: VerifyTask & { kind: 'cell' | 'provider-cell' }, transfer: ArrayBuffer[] = []): Promise<CompatCell> {
     try {
-      const r = await this.run(tenant, { kind: 'cell', spec, manifest, profile, settings }, 'compat');
+      const r = await this.run(tenant, task, 'compat', transfer);
       if (!('cell' in r)) throw new Error('compat: the verifier answered another task');
       return r.cell;
     } catch (err) {

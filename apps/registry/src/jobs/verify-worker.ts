@@ -1,12 +1,13 @@
 // The verifier's worker thread (a src/jobs/worker-pool.ts worker started by
 // src/jobs/verifier-pool.ts, one task at a time): reads and verifies a published artifact, or
-// computes one compat cell (relocation and the verifier on the relocated programs). A refusal of
+// computes one compat cell (relocation and the verifier on the relocated programs; for a script
+// with provider probes, its compile through the pinned providers first). A refusal of
 // the registry (`bad_request`, `program_rejected` with its diagnostics) comes back as data.
 import { isCompatError, type Manifest, type ProgramSpecJson, type ProviderDefinition, readProgramSpec, specFromJson } from '@probeyard/compat';
 import { type EventFormat, isFormatError, parseEventFormat } from '@probeyard/formats';
 import { compileScript, formatDiagnostics, isScriptArtifact, noTarget, parseScript } from '@probeyard/script';
 import { type ReadArtifact, readArtifact } from '../data/artifact-read.js';
-import { type CompatCell, type CompatProfileRows, type CompatSettings, compatProfileOf, computeCell } from '../data/compat-cell.js';
+import { type CompatCell, type CompatProfileRows, type CompatSettings, compatProfileOf, computeCell, computeProviderCell } from '../data/compat-cell.js';
 import { RegistryError, type RegistryErrorCode } from '../errors.js';
 import { serveTasks } from './worker-serve.js';
 
@@ -16,6 +17,8 @@ export type VerifyTask =
   /** Parse and verify an artifact; `buildFormats`: the texts of the formats it was built against. */
   | { kind: 'read'; bytes: Uint8Array<ArrayBuffer>; buildFormats?: { system: string; text: string }[]; providers?: ProviderDefinition[] }
   | { kind: 'cell'; spec: ProgramSpecJson; manifest: Manifest; profile: CompatProfileRows; settings: CompatSettings }
+  /** The cell of a script with provider probes: compiled through the pinned releases, resolved on the profile, verified. */
+  | { kind: 'provider-cell'; artifact: Uint8Array<ArrayBuffer>; manifest: Manifest; providers: ProviderDefinition[]; pins: Record<string, number>; profile: CompatProfileRows; settings: CompatSettings }
   /** A live session's program: a script parsed (each agent compiles it for its own kernel), assembly assembled and verified. */
   | { kind: 'live'; language: 'script' | 'asm'; source: string };
 
@@ -89,6 +92,7 @@ async function run(task: VerifyTask): Promise<VerifyOutcome> {
       const formats = task.buildFormats;
       return { ok: true, read: await readArtifact(task.bytes, formats ? async () => parsedFormats(formats) : undefined, task.providers) };
     }
+    if (task.kind === 'provider-cell') return { ok: true, cell: await computeProviderCell(task.artifact, task.manifest, task.providers, task.pins, task.profile, task.settings) };
     return { ok: true, cell: computeCell(specFromJson(task.spec), task.manifest, compatProfileOf(task.profile), task.settings) };
   } catch (err) {
     if (err instanceof RegistryError) return { ok: false, error: { code: err.code, message: err.message, context: err.context } };

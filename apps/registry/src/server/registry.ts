@@ -142,6 +142,7 @@ export async function startRegistry(opts: StartOptions): Promise<RunningRegistry
     const jobs = new CompatJobRunner(db.prisma, logger, {
       exclusive: db.kind === 'pglite',
       computeCellOf: (tenantId, spec, manifest, profile, settings) => verifier.compatCell(tenantId, spec, manifest, profile, settings),
+      computeProviderCellOf: (tenantId, artifact, manifest, providers, pins, profile, settings) => verifier.providerCell(tenantId, artifact, manifest, providers, pins, profile, settings),
     });
     runner = jobs;
     const uploads = new UploadParser({ timeoutMs: envTimeoutMs('PROBEYARD_UPLOAD_PARSE_TIMEOUT_MS') ?? defaultUploadParseTimeoutMs, ...opts.uploads });

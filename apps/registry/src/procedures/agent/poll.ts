@@ -22,6 +22,12 @@ export const assignmentView = z.object({
   /** `.rodata` options to set before load, by variable name (decimal text or `true`/`false`). */
   options: z.record(z.string(), z.string()),
   desiredState: z.enum(desiredStates),
+  /**
+   * A program pinning providers: the release each pin resolves to now (`io@1.1.0`, sorted). A
+   * provider release or yank changes it (and the ETag): the agent fetches the definitions again
+   * (`agent.artifact`) and restarts the target through them.
+   */
+  providers: z.array(z.string()).optional(),
 });
 export const agentPollOutput = z.discriminatedUnion('notModified', [
   z.object({ notModified: z.literal(true), etag: z.string(), pollAfterSeconds: z.number() }),

@@ -21,6 +21,8 @@ export const targetStatusDetail = z.strictObject({
   verdict: z.enum(['compatible', 'relocated', 'incompatible', 'unknown']).optional(),
   /** Field moves of a relocation (`switch: next_pid: offset 56 → 52`). */
   moves: z.array(text(500)).max(200).optional(),
+  /** Which provider implementation runs each provider probe (`proc:::fork via proc@1.2.0, implementation for __data_loc parent_comm`). */
+  via: z.array(text(500)).max(50).optional(),
   /** Why the node's own profile refuses the program. */
   refusal: z
     .array(

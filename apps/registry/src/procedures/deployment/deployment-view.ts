@@ -137,6 +137,8 @@ export const targetView = z.object({
   counters: z.record(z.string(), z.number()).nullable(),
   /** The agent's reason as data (`agent.reportStatus`'s `detail`: verdict, field moves, refusal, fault, limit). */
   statusDetail: z.record(z.string(), z.unknown()).nullable(),
+  /** For a program pinning providers: which implementation the agent runs for each provider probe (its last report). */
+  via: z.array(z.string()),
   createdAt: isoDate,
   updatedAt: isoDate,
 });
@@ -180,6 +182,7 @@ export function toTargetView(t: TargetRow, d: DeploymentRow): TargetView {
     reason: t.reason,
     counters: detail?.counters ?? null,
     statusDetail: detail?.status ?? null,
+    via: Array.isArray(detail?.status?.via) ? (detail.status.via as unknown[]).filter((x): x is string => typeof x === 'string') : [],
     createdAt: iso(t.createdAt),
     updatedAt: iso(t.updatedAt),
   };

@@ -2,6 +2,7 @@ import type { ProviderDefinition } from '@probeyard/compat';
 import { z } from 'zod';
 import { INSTANCE_SCOPE, type providerSelect, type providerVersionSelect } from '../../data/providers.js';
 import type { Prisma } from '../../generated/prisma/client.js';
+import type { FleetState } from '../../fleet/fleet-state.js';
 import { iso, isoDate } from '../../schemas.js';
 
 export const providerVersionView = z.object({
@@ -45,4 +46,13 @@ export function toProviderView(p: Prisma.ProviderGetPayload<{ select: typeof pro
 
 export function toProbeViews(def: ProviderDefinition): z.infer<typeof providerProbeView>[] {
   return def.probes.map((p) => ({ name: p.name, args: p.args, implementations: p.implementations.map((i) => ({ for: i.for, tracepoint: `${i.system}/${i.event}`, when: i.when, args: i.args })) }));
+}
+
+/**
+ * After a provider release or yank: the agents (by tenant) running programs that pin its major
+ * get a new `agent.poll` answer at their next poll (its assignments list the release resolved
+ * now). `auditTargetId` is the version's id, the audit row other replicas sync from.
+ */
+export function invalidatePinningAgents(fleet: FleetState, agents: ReadonlyMap<string, readonly string[]>, auditTargetId: string): void {
+  for (const [tenantId, ids] of agents) fleet.invalidateAgents(tenantId, ids, auditTargetId);
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { publishProvider } from '../../data/providers.js';
 import { adminProcedure, userProcedure } from '../../trpc.js';
-import { providerVersionView, toProviderVersionView } from './provider-view.js';
+import { invalidatePinningAgents, providerVersionView, toProviderVersionView } from './provider-view.js';
 
 /** The largest provider text accepted. */
 export const maxProviderTextBytes = 256 * 1024;
@@ -23,7 +23,9 @@ export const providerPublishOutput = z.object({
  * `provider.publish` (publisher): a version of one of the tenant's providers. Immutable: the same
  * version with another text is `CONFLICT`, with the same text a no-op. A release of major M
  * recomputes the verdicts of the tenant's versions pinning it to M (a new implementation can turn
- * an incompatible cell compatible without the program being republished). Malformed text is
+ * an incompatible cell compatible without the program being republished) and changes the
+ * `agent.poll` answer of the tenant's agents running such programs (they restart those targets
+ * through it; another tenant's agents are never touched). Malformed text is
  * `BAD_REQUEST` saying where.
  */
 export const providerPublish = userProcedure('publisher')
@@ -32,6 +34,7 @@ export const providerPublish = userProcedure('publisher')
   .mutation(async ({ ctx, input }) => {
     const r = await publishProvider(ctx.db, { tenantId: ctx.tenantId, actor: { kind: 'user', id: ctx.principal.userId }, text: input.text });
     if (r.recomputed.length > 0) ctx.deps.compatJobs?.kick();
+    invalidatePinningAgents(ctx.deps.fleet, r.agents, r.version.id);
     return { provider: JSON.parse(input.text).provider as string, version: toProviderVersionView(r.version), created: r.created, recomputedTenants: r.recomputed.length };
   });
 
@@ -42,5 +45,6 @@ export const providerPublishInstance = adminProcedure
   .mutation(async ({ ctx, input }) => {
     const r = await publishProvider(ctx.db, { tenantId: null, actor: { kind: 'admin', id: ctx.principal.credentialId }, text: input.text });
     if (r.recomputed.length > 0) ctx.deps.compatJobs?.kick();
+    invalidatePinningAgents(ctx.deps.fleet, r.agents, r.version.id);
     return { provider: JSON.parse(input.text).provider as string, version: toProviderVersionView(r.version), created: r.created, recomputedTenants: r.recomputed.length };
   });

@@ -19,6 +19,8 @@ export default async function DeploymentPage({ params }: { params: Promise<{ id:
   const { id } = await params;
   const session = await requireSession();
   const { deployment: d, targets } = await orNotFound((await api()).deployment.get.query({ id }));
+  // a program pinning providers: which implementation each agent runs (its own report)
+  const viaShown = targets.some((t) => t.via.length > 0);
   const label = `${d.program.name}@${d.program.version}`;
   return (
     <>
@@ -72,6 +74,7 @@ export default async function DeploymentPage({ params }: { params: Promise<{ id:
               <th scope="col">Agent</th>
               <th scope="col">Status</th>
               <th scope="col">Reason</th>
+              {viaShown ? <th scope="col">Provider implementation</th> : null}
               <th scope="col">Desired</th>
               <th scope="col" className="num">
                 Events seen
@@ -93,6 +96,15 @@ export default async function DeploymentPage({ params }: { params: Promise<{ id:
                 </td>
                 <td className={`status s-${t.status}`}>{statusText[t.status] ?? t.status}</td>
                 <td className="small">{t.reason ?? ''}</td>
+                {viaShown ? (
+                  <td className="small">
+                    {t.via.length === 0
+                      ? '—'
+                      : t.via.map((v) => (
+                          <div key={v}>{v}</div>
+                        ))}
+                  </td>
+                ) : null}
                 <td className="small">{t.desiredState}</td>
                 <td className="num">{t.counters?.eventsSeen !== undefined ? formatCount(t.counters.eventsSeen) : '—'}</td>
                 <td className="num">{t.counters?.eventsLost !== undefined ? formatCount(t.counters.eventsLost) : '—'}</td>

@@ -1,0 +1,196 @@
+// Issue 19's "fix the provider" story end to end, with a real registry and an agent replaying a
+// recording. A script reads `io:::done` through the tenant's provider io, pinned to major 1; the
+// node's kernel is a synthesized one whose block_rq_complete calls its error field `error` (4.20
+// and later), while io@1.0.0 only knows `errors` (before 4.20). So: the registry's cell is
+// incompatible and the agent refuses the target saying why; then io@1.1.0 adds an implementation
+// for `error` and, without the program republished, the cell turns relocated, the agent's next
+// poll brings a new answer (the release it resolves to), and the agent starts the target through
+// io@1.1.0, says which implementation runs, and uploads the counts of the records it replayed;
+// a later release (io@1.2.0) restarts the running target through it, its first run's outputs kept.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseProvider } from '@probeyard/compat';
+import { encodeTraceDat, parseEventFormat } from '@probeyard/formats';
+import { drawMaps, type MapSnapshotJson } from '@probeyard/runtime';
+import { compileScript, providerResolver, targetOfFormats } from '@probeyard/script';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Agent } from '../src/agent.js';
+import { enrolled, latest, startAgent, waitFor } from './support/agents.js';
+import { startTestRegistry, type TestRegistry } from './support/registry.js';
+
+vi.setConfig({ testTimeout: 240_000, hookTimeout: 600_000 });
+
+const eventId = 392;
+const header = `\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
+\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;
+\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;
+\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;
+`;
+/** block_rq_complete with its error field called `errors` (before 4.20) or `error`. */
+const completeText = (field: string) => `name: block_rq_complete\nID: ${eventId}\nformat:\n${header}
+\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;
+\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;
+\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;
+\tfield:int ${field};\toffset:28;\tsize:4;\tsigned:1;
+\tfield:char rwbs[8];\toffset:32;\tsize:8;\tsigned:0;
+
+print fmt: "%d,%d %s %llu + %u [%d]", ((unsigned int) ((REC->dev) >> 20)), ((unsigned int) ((REC->dev) & ((1U << 20) - 1))), REC->rwbs, (unsigned long long)REC->sector, REC->nr_sector, REC->${field}
+`;
+
+/** io@VERSION: `done` implemented for `errors`, and (withError) for `error` too. */
+const io = (version: string, withError: boolean) =>
+  JSON.stringify({
+    provider: 'io',
+    version,
+    description: 'block I/O completions',
+    probes: {
+      done: {
+        args: { dev: 'int', bytes: 'int', error: 'int' },
+        implementations: [
+          { for: 'errors (before 4.20)', tracepoint: 'block/block_rq_complete', when: [{ field: 'errors', kind: 'int' }], args: { dev: 'args.dev', bytes: 'args.nr_sector * 512', error: 'args.errors' } },
+          ...(withError ? [{ for: 'error', tracepoint: 'block/block_rq_complete', when: [{ field: 'error', kind: 'int' }], args: { dev: 'args.dev', bytes: 'args.nr_sector * 512', error: 'args.error' } }] : []),
+        ],
+      },
+    },
+  });
+
+const script = 'io:::done /args.error != 0/ { @errors[args.error] = count(); @bytes = sum(args.bytes); }';
+
+/** One block_rq_complete record of the `error` layout. */
+function record(pid: number, sector: number, nrSector: number, error: number): Uint8Array {
+  const b = new Uint8Array(40);
+  const v = new DataView(b.buffer);
+  v.setUint16(0, eventId, true);
+  v.setInt32(4, pid, true);
+  v.setUint32(8, (8 << 20) | 16, true); // 8:16, /dev/sdb
+  v.setBigUint64(16, BigInt(sector), true);
+  v.setUint32(24, nrSector, true);
+  v.setInt32(28, error, true);
+  b.set(new TextEncoder().encode('R'), 32);
+  return b;
+}
+
+/** The completions the node records: [nr_sector, error]; -5 is EIO, -61 ENODATA. */
+const completions: [number, number][] = [
+  [8, 0],
+  [8, -5],
+  [16, 0],
+  [8, -5],
+  [256, -61],
+  [8, 0],
+  [8, -5],
+  [32, 0],
+];
+
+let reg: TestRegistry;
+let tmp: string;
+let agent: Agent | undefined;
+const logs: string[] = [];
+beforeAll(async () => {
+  reg = await startTestRegistry();
+  tmp = mkdtempSync(join(tmpdir(), 'probeyard-providers-'));
+});
+afterAll(async () => {
+  await agent?.stop('test over');
+  await reg?.close();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+type Target = { id: string; status: string; reason: string | null; via: string[]; statusDetail: { code?: string; verdict?: string; via?: string[]; refusal?: { kind: string; text: string }[] } | null };
+
+describe('fix the provider, end to end', () => {
+  it('a target refused through io@1.0.0 starts through io@1.1.0 at the next poll, without republishing, and counts the right records', async () => {
+    const api = reg.api();
+    // the node: a recording of a kernel with `error`, one record a millisecond on two CPUs
+    const recording = join(tmp, 'block-error.dat');
+    writeFileSync(
+      recording,
+      encodeTraceDat({
+        eventFormats: [{ system: 'block', text: completeText('error') }],
+        records: completions.map(([nr, err], i) => ({ cpu: i % 2, timeNs: 1_000_000_000 + i * 1_000_000, data: record(100 + i, 2048 + 8 * i, nr, err) })),
+        cpuCount: 2,
+      }),
+    );
+
+    // the program: compiled (as a user's CLI would) against a kernel with `errors`, through io@1.0.0
+    await api.provider.publish.mutate({ text: io('1.0.0', false) });
+    const compiled = await compileScript(script, { target: targetOfFormats([parseEventFormat(completeText('errors'), { system: 'block' })]), providers: providerResolver([parseProvider(io('1.0.0', false))]) });
+    if (!compiled.ok) throw new Error(compiled.diagnostics.map((d) => d.message).join('; '));
+    const pub = await api.program.publish.mutate({ name: 'ioerrors', version: '1.0.0', artifact: Buffer.from(compiled.artifact).toString('base64') });
+    expect(pub.version.providerPins).toEqual({ io: 1 });
+
+    const node = await enrolled(reg, 'block-node', { role: 'io' }, recording);
+    const d = await reg.cli(['deploy', 'ioerrors@1.0.0', '--selector', 'role=io']);
+    expect(d.code, d.err).toBe(0);
+    const deploymentId = d.last;
+    agent = await startAgent({ state: node.state, feed: { kind: 'file', path: recording, loop: false, pace: 'max' } }, logs);
+
+    // 1. no implementation applies: the cell is incompatible, and the agent refuses the target, saying why
+    const cell = async () => {
+      const m = await api.compat.matrix.query({ name: 'ioerrors' });
+      const c = m.cells[0];
+      return c && m.cells.length === 1 && c.engine !== '' ? c : undefined;
+    };
+    const before = await waitFor('the cell on the node’s profile', cell);
+    expect(before.verdict).toBe('incompatible');
+    expect(before.reasons.map((r) => r.text)).toEqual(['io:::done: io@1.0.0 cannot implement io:::done here: implementation for errors (before 4.20): block/block_rq_complete has no field errors']);
+    const shown = async () => (JSON.parse((await reg.cli(['deployments', 'show', deploymentId, '--json'])).out) as { targets: Target[] }).targets;
+    const refused = await waitFor('the target refused', async () => ((await shown())[0]?.status === 'refused' ? (await shown())[0] : undefined));
+    expect(refused.statusDetail).toMatchObject({ code: 'incompatible', verdict: 'incompatible', refusal: [{ kind: 'provider-unresolved', text: expect.stringContaining('block/block_rq_complete has no field errors') }] });
+    expect(refused.reason).toContain('io@1.0.0 cannot implement io:::done here');
+    expect(refused.via).toEqual([]);
+    expect(agent.feed.passes).toBe(0); // nothing attached: the replay waits
+    expect(await reg.outputs(deploymentId)).toEqual([]);
+
+    // 2. the fix: io@1.1.0 adds an implementation for `error`; the program is not republished
+    const fix = await api.provider.publish.mutate({ text: io('1.1.0', true) });
+    expect(fix.recomputedTenants).toBe(1);
+    const after = await waitFor('the cell recomputed', async () => {
+      const c = await cell();
+      return c && c.verdict !== 'incompatible' ? c : undefined;
+    });
+    expect(after.verdict).toBe('relocated');
+    expect((after.programs as { via?: string }[]).map((p) => p.via)).toEqual(['io:::done via io@1.1.0, implementation for error']);
+
+    // 3. the agent's next poll: the target runs through io@1.1.0 and says which implementation
+    const running = await waitFor('the target running', async () => ((await shown())[0]?.status === 'running' ? (await shown())[0] : undefined));
+    expect(running.via).toEqual(['io:::done via io@1.1.0, implementation for error']);
+    expect(running.statusDetail).toMatchObject({ code: 'relocated', verdict: 'relocated', via: ['io:::done via io@1.1.0, implementation for error'] });
+    const text = (await reg.cli(['deployments', 'show', deploymentId])).out;
+    expect(text).toContain(`via (provider implementations each agent runs)\n  block-node ${running.id}: io:::done via io@1.1.0, implementation for error\n`);
+
+    // 4. its outputs: the records with a non-zero error, counted by error, and their bytes
+    const failed = completions.filter(([, err]) => err !== 0);
+    const snapshot = await waitFor('the final snapshot', async () => {
+      const s = [...latest(await reg.outputs(deploymentId), 'map_snapshot').values()][0];
+      return s && s.eventsSeen === completions.length && agent!.feed.passes === 1 ? s : undefined;
+    });
+    const maps = (snapshot.payload as { maps: MapSnapshotJson[] }).maps;
+    const byError = new Map<number, number>();
+    for (const [, err] of failed) byError.set(err, (byError.get(err) ?? 0) + 1);
+    const bytes = failed.reduce((n, [nr]) => n + nr * 512, 0);
+    expect(bytes).toBe((8 + 8 + 256 + 8) * 512);
+    const drawn = drawMaps(maps);
+    expect(drawn).toContain(`@bytes: ${bytes}\n`);
+    for (const [err, n] of byError) expect(drawn).toContain(`@errors[${err}]: ${n}\n`);
+    expect(maps.find((m) => m.name === 'errors')?.entries).toHaveLength(byError.size);
+
+    // 5. a running target follows the next release too: io@1.2.0 (the same implementations) → a
+    // new run through it at the next poll; the first run's outputs are all there, each batch once
+    const firstRun = (snapshot.payload as { runId: string }).runId;
+    await api.provider.publish.mutate({ text: io('1.2.0', true) });
+    const rerun = await waitFor('the target restarted through io@1.2.0', async () => {
+      const t = (await shown())[0];
+      return t?.status === 'running' && t.via[0]?.includes('io@1.2.0') ? t : undefined;
+    });
+    expect(rerun.via).toEqual(['io:::done via io@1.2.0, implementation for error']);
+    expect((rerun.statusDetail as { runId?: string }).runId).not.toBe(firstRun);
+    await waitFor('a snapshot of the new run', async () => [...latest(await reg.outputs(deploymentId), 'map_snapshot').values()].some((r) => (r.payload as { runId: string }).runId !== firstRun));
+    const rows = await reg.outputs(deploymentId);
+    expect(rows.map((r) => r.sequence)).toEqual(rows.map((_, i) => i));
+    const lastOfFirst = rows.filter((r) => r.kind === 'map_snapshot' && (r.payload as { runId: string }).runId === firstRun).at(-1)!;
+    expect(drawMaps((lastOfFirst.payload as { maps: MapSnapshotJson[] }).maps)).toBe(drawn);
+    expect(agent.spool.droppedTotal + agent.spool.rejectedTotal).toBe(0);
+  });
+});
