@@ -11,77 +11,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseProvider } from '@probeyard/compat';
-import { encodeTraceDat, parseEventFormat } from '@probeyard/formats';
+import { parseEventFormat } from '@probeyard/formats';
 import { drawMaps, type MapSnapshotJson } from '@probeyard/runtime';
 import { compileScript, providerResolver, targetOfFormats } from '@probeyard/script';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Agent } from '../src/agent.js';
 import { enrolled, latest, startAgent, waitFor } from './support/agents.js';
+import { blockErrorRecording, completeText, completions, io } from './support/block-io.js';
 import { startTestRegistry, type TestRegistry } from './support/registry.js';
 
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 600_000 });
 
-const eventId = 392;
-const header = `\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
-\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;
-\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;
-\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;
-`;
-/** block_rq_complete with its error field called `errors` (before 4.20) or `error`. */
-const completeText = (field: string) => `name: block_rq_complete\nID: ${eventId}\nformat:\n${header}
-\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;
-\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;
-\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;
-\tfield:int ${field};\toffset:28;\tsize:4;\tsigned:1;
-\tfield:char rwbs[8];\toffset:32;\tsize:8;\tsigned:0;
-
-print fmt: "%d,%d %s %llu + %u [%d]", ((unsigned int) ((REC->dev) >> 20)), ((unsigned int) ((REC->dev) & ((1U << 20) - 1))), REC->rwbs, (unsigned long long)REC->sector, REC->nr_sector, REC->${field}
-`;
-
-/** io@VERSION: `done` implemented for `errors`, and (withError) for `error` too. */
-const io = (version: string, withError: boolean) =>
-  JSON.stringify({
-    provider: 'io',
-    version,
-    description: 'block I/O completions',
-    probes: {
-      done: {
-        args: { dev: 'int', bytes: 'int', error: 'int' },
-        implementations: [
-          { for: 'errors (before 4.20)', tracepoint: 'block/block_rq_complete', when: [{ field: 'errors', kind: 'int' }], args: { dev: 'args.dev', bytes: 'args.nr_sector * 512', error: 'args.errors' } },
-          ...(withError ? [{ for: 'error', tracepoint: 'block/block_rq_complete', when: [{ field: 'error', kind: 'int' }], args: { dev: 'args.dev', bytes: 'args.nr_sector * 512', error: 'args.error' } }] : []),
-        ],
-      },
-    },
-  });
-
 const script = 'io:::done /args.error != 0/ { @errors[args.error] = count(); @bytes = sum(args.bytes); }';
-
-/** One block_rq_complete record of the `error` layout. */
-function record(pid: number, sector: number, nrSector: number, error: number): Uint8Array {
-  const b = new Uint8Array(40);
-  const v = new DataView(b.buffer);
-  v.setUint16(0, eventId, true);
-  v.setInt32(4, pid, true);
-  v.setUint32(8, (8 << 20) | 16, true); // 8:16, /dev/sdb
-  v.setBigUint64(16, BigInt(sector), true);
-  v.setUint32(24, nrSector, true);
-  v.setInt32(28, error, true);
-  b.set(new TextEncoder().encode('R'), 32);
-  return b;
-}
-
-/** The completions the node records: [nr_sector, error]; -5 is EIO, -61 ENODATA. */
-const completions: [number, number][] = [
-  [8, 0],
-  [8, -5],
-  [16, 0],
-  [8, -5],
-  [256, -61],
-  [8, 0],
-  [8, -5],
-  [32, 0],
-];
 
 let reg: TestRegistry;
 let tmp: string;
@@ -104,14 +45,7 @@ describe('fix the provider, end to end', () => {
     const api = reg.api();
     // the node: a recording of a kernel with `error`, one record a millisecond on two CPUs
     const recording = join(tmp, 'block-error.dat');
-    writeFileSync(
-      recording,
-      encodeTraceDat({
-        eventFormats: [{ system: 'block', text: completeText('error') }],
-        records: completions.map(([nr, err], i) => ({ cpu: i % 2, timeNs: 1_000_000_000 + i * 1_000_000, data: record(100 + i, 2048 + 8 * i, nr, err) })),
-        cpuCount: 2,
-      }),
-    );
+    writeFileSync(recording, blockErrorRecording());
 
     // the program: compiled (as a user's CLI would) against a kernel with `errors`, through io@1.0.0
     await api.provider.publish.mutate({ text: io('1.0.0', false) });

@@ -3,15 +3,18 @@
 // provider major, and "fix the provider" end to end — a cell incompatible on a kernel turns
 // compatible when a new minor version adds an implementation, without the program republished.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseProvider } from '@probeyard/compat';
 import { parseEventFormat } from '@probeyard/formats';
 import { compileScript, providerResolver, targetOfFormats } from '@probeyard/script';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drainCompatJobs } from '../src/jobs/compat-runner.js';
 import { backends, type Harness, openHarness, skipReason } from './harness.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 const header = `\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
 \tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;
@@ -141,6 +144,41 @@ describe.each(backends)('providers on %s', (backend) => {
       await t.owner.provider.publish({ text: io('2.0.0', true).replace('"io"', `"${name}"`) });
       expect((await t.owner.provider.get({ name })).provider).toMatchObject({ scope: 'tenant', versions: [{ version: '2.0.0' }] });
       expect((await (await h.tenant('prov-other')).owner.provider.get({ name })).provider.scope).toBe('instance');
+    });
+  });
+
+  describe.skipIf(skip)('compiled objects with provider probes (docs/PROVIDERS-C.md)', () => {
+    const ioprov = () => readFileSync(join(root, 'examples/c/ioprov.o')).toString('base64');
+
+    it("pins the provider its probe names, refuses a provider not seen here (another tenant's) or a probe it lacks, and computes its cells through it", async () => {
+      const a = await h.tenant('prov-c-a');
+      const b = await h.tenant('prov-c-b');
+      await a.owner.provider.publish({ text: io('1.0.0', false) });
+      // B does not see A's io
+      const before = await h.counts();
+      await expect(b.owner.program.publish({ name: 'ioprov', version: '1.0.0', artifact: ioprov() })).rejects.toMatchObject({
+        code: 'BAD_REQUEST',
+        message: "publish: program on_done attaches to io:::done, but no provider 'io' is known here (none is published)",
+      });
+      // an io without `done`
+      await b.owner.provider.publish({ text: JSON.stringify({ ...JSON.parse(io('1.0.0', false)), probes: { start: JSON.parse(io('1.0.0', false)).probes.done } }) });
+      await expect(b.owner.program.publish({ name: 'ioprov', version: '1.0.0', artifact: ioprov() })).rejects.toThrow("publish: program on_done attaches to io:::done, but io@1.0.0 has no probe 'done' (its probes: start)");
+      expect((await h.counts()).versions).toBe(before.versions);
+
+      await a.owner.kernel.upload({ name: 'old', release: '4.4.88', tarball: tarballOf('errors') });
+      await a.owner.kernel.upload({ name: 'new', release: '5.10.43', tarball: tarballOf('error') });
+      const pub = await a.owner.program.publish({ name: 'ioprov', version: '1.0.0', artifact: ioprov() });
+      expect(pub.version.providerPins).toEqual({ io: 1 });
+      await drainCompatJobs(h.db.prisma);
+      const cells = async () => {
+        const m = await a.owner.compat.matrix({ name: 'ioprov' });
+        return Object.fromEntries(m.cells.map((c) => [m.profiles.find((p) => p.id === c.profileId)!.name, { verdict: c.verdict, via: (c.programs as { via?: string }[]).map((p) => p.via ?? ''), diffs: c.fieldDiffs.length }]));
+      };
+      // relocated on both: the object was built with the library's io (a `sector` argument this io lacks)
+      expect(await cells()).toMatchObject({ old: { verdict: 'relocated', via: ['io:::done via io@1.0.0, implementation for errors (before 4.20)'], diffs: 0 }, new: { verdict: 'incompatible' } });
+      await a.owner.provider.publish({ text: io('1.1.0', true) });
+      await drainCompatJobs(h.db.prisma);
+      expect((await cells()).new).toEqual({ verdict: 'relocated', via: ['io:::done via io@1.1.0, implementation for error'], diffs: 0 });
     });
   });
 

@@ -22,7 +22,7 @@ import {
   loadForProfile,
   mapMemoryBytes,
 } from '@probeyard/runtime';
-import { checkScriptCompat, compileScriptArtifact, decodeScriptArtifact, formatDiagnostics, providerResolver } from '@probeyard/script';
+import { checkScriptCompat, compileScriptArtifact, decodeScriptArtifact, formatDiagnostics, isScriptArtifact, providerResolver } from '@probeyard/script';
 import type { HelperEnvironment } from '@probeyard/vm';
 import type { Assignment, StatusReport } from '../client.js';
 import { isAgentError } from '../errors.js';
@@ -244,7 +244,9 @@ export class TargetManager {
     const profile = this.options.profile();
     let base = artifact.spec;
     let through: Extract<ProviderResolution, { ok: true }> | undefined;
-    if (artifact.providers) {
+    // a compiled object with provider probes (docs/PROVIDERS-C.md) binds them in the load below
+    const objectProviders = artifact.providers !== undefined && !isScriptArtifact(artifact.providers.bytes) ? artifact.providers.definitions : undefined;
+    if (artifact.providers && objectProviders === undefined) {
       // a script pinning providers: compiled and checked for this node's kernel through the
       // releases the registry resolves now; what runs is the verdict's spec
       const r = await resolveThroughProviders(artifact.providers.bytes, artifact.providers.definitions, profile.kernel);
@@ -279,6 +281,7 @@ export class TargetManager {
       environment: this.options.environment,
       ...(this.limits.instructionBudget !== undefined ? { budget: this.limits.instructionBudget } : {}),
       outputs: { maxOutputs: this.limits.maxEventsPerFlush ?? 10_000, maxBytes: this.limits.maxEventBytesPerFlush ?? 1024 * 1024 },
+      ...(objectProviders !== undefined ? { providers: objectProviders } : {}),
     });
     if (!outcome.ok) {
       if (outcome.status === 'refused') {
@@ -311,7 +314,7 @@ export class TargetManager {
     // the build's is `relocated`, its moves say which), the load's own relocation is then a no-op
     const status = through?.status === 'relocated' ? 'relocated' : outcome.status;
     const moves = [...(through?.changes ?? []), ...outcome.changes].slice(0, 200).map((c) => c.slice(0, 500));
-    const via = through?.via.slice(0, 50).map((v) => v.slice(0, 500)) ?? [];
+    const via = (through?.via ?? outcome.verdict.programs.flatMap((p) => (p.via ? [p.via] : []))).slice(0, 50).map((v) => v.slice(0, 500));
     this.setStatus(t, 'running', `${status}${via.length ? ` (${via.join('; ')})` : ''}${moves.length ? `: ${moves.join('; ')}` : ''}`.slice(0, 2000), {
       code: status,
       verdict: status,

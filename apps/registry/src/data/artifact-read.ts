@@ -2,7 +2,7 @@
 // into a spec, verify every program in it, build the manifest. Pure (no database): it runs on a
 // verifier worker (src/jobs/verify-worker.ts), never on the server's thread, since verifying one
 // small hostile program can take seconds.
-import { buildManifest, isCompatError, type Manifest, mapDefsOf, type ProgramSpec, type ProgramSpecJson, type ProviderDefinition, readProgramSpec, specToJson } from '@probeyard/compat';
+import { buildManifest, isCompatError, type Manifest, mapDefsOf, type ProgramSpec, type ProgramSpecJson, type ProviderDefinition, providerProbeOf, readProgramSpec, specToJson } from '@probeyard/compat';
 import { type EventFormat, isFormatError } from '@probeyard/formats';
 import { compileScriptArtifact, formatDiagnostics, isScriptArtifact, isScriptError, providerResolver } from '@probeyard/script';
 import { type Diagnostic, PERF_MAX_TRACE_SIZE, verify } from '@probeyard/verifier';
@@ -25,7 +25,7 @@ export interface ReadArtifact {
   spec: ProgramSpecJson;
   manifest: Manifest;
   report: { ok: boolean; programs: ProgramReport[] };
-  /** The providers a script's provider probes went through (name and version), when it has any. */
+  /** The providers a script's (or a compiled object's) provider probes went through (name and version), when it has any. */
   providers?: { name: string; version: string }[];
 }
 
@@ -43,6 +43,30 @@ async function scriptArtifactSpec(bytes: Uint8Array, providers: readonly Provide
     if (isScriptError(err)) throw new RegistryError('bad_request', `publish: ${err.message}`, {}, { cause: err });
     throw err;
   }
+}
+
+/**
+ * The providers a compiled object's provider probes (`SEC("provider/proc/fork")`, docs/PROVIDERS-C.md)
+ * go through, of those the tenant sees; a probe of a provider not known here, or that its provider
+ * does not declare, is `bad_request` in words.
+ */
+function providersOfObject(spec: ProgramSpec, providers: readonly ProviderDefinition[]): { name: string; version: string }[] {
+  const used = new Map<string, ProviderDefinition>();
+  for (const p of spec.programs) {
+    const probe = providerProbeOf(p.attach);
+    if (probe === undefined) continue;
+    const def = providers.find((d) => d.name === probe.provider);
+    const text = `${probe.provider}:::${probe.probe}`;
+    if (def === undefined) {
+      const here = providers.map((d) => `${d.name}@${d.version}`).join(', ');
+      throw new RegistryError('bad_request', `publish: program ${p.name} attaches to ${text}, but no provider '${probe.provider}' is known here (${here ? `providers here: ${here}` : 'none is published'})`);
+    }
+    if (!def.probes.some((x) => x.name === probe.probe)) {
+      throw new RegistryError('bad_request', `publish: program ${p.name} attaches to ${text}, but ${def.name}@${def.version} has no probe '${probe.probe}' (its probes: ${def.probes.map((x) => x.name).join(', ')})`);
+    }
+    used.set(def.name, def);
+  }
+  return [...used.values()].map((d) => ({ name: d.name, version: d.version }));
 }
 
 /**
@@ -73,6 +97,7 @@ export async function readArtifact(bytes: Uint8Array, buildFormatsOf?: (events: 
       if (isCompatError(err) || isFormatError(err)) throw new RegistryError('bad_request', `publish: ${err.message}`, {}, { cause: err });
       throw err;
     }
+    used = providersOfObject(spec, providers);
   }
   const programs = spec.programs.filter((p) => p.instructions.length > 0);
   if (programs.length === 0) throw new RegistryError('bad_request', 'publish: the artifact has no program');

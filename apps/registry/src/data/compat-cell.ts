@@ -1,9 +1,9 @@
 // One compatibility cell (version × kernel profile): packages/compat's verdict — relocation by
 // field name, then the verifier on the relocated programs — and the field diffs behind it. Pure (no
 // database): the server computes cells on its verifier workers (src/jobs/verify-worker.ts).
-import { buildManifest, checkCompat, findProfileEvent, type KernelProfile, layoutOf, type LayoutField, type Manifest, type ProgramSpec, type ProviderDefinition, verdictSummary } from '@probeyard/compat';
+import { buildManifest, checkCompat, findProfileEvent, type KernelProfile, layoutOf, type LayoutField, type Manifest, type ProgramSpec, type ProviderDefinition, providerProbeOf, readProgramSpec, verdictSummary } from '@probeyard/compat';
 import { type EventFormat, parseEventFormat } from '@probeyard/formats';
-import { checkScriptCompat, compileScriptArtifact, decodeScriptArtifact, formatDiagnostics, providerResolver } from '@probeyard/script';
+import { checkScriptCompat, compileScriptArtifact, decodeScriptArtifact, formatDiagnostics, isScriptArtifact, providerResolver } from '@probeyard/script';
 
 /** One field a version reads whose layout on a kernel is not the one it was built for. */
 export interface FieldDiff {
@@ -141,6 +141,17 @@ export async function computeProviderCell(artifact: Uint8Array, manifest: Manife
   const missing = Object.entries(pins).filter(([name]) => !providers.some((p) => p.name === name));
   const unresolved = (text: string): CompatCell => ({ verdict: 'incompatible', reasons: { programs: [], reasons: [{ kind: 'provider-unresolved', program: '', event: '', text }], fieldDiffs: [] } });
   if (missing.length > 0) return unresolved(`no release of ${missing.map(([n, m]) => `${n}@${m}.x`).join(', ')} to resolve through (all yanked, or the provider is gone)`);
+  if (!isScriptArtifact(artifact)) {
+    // a compiled object with provider probes (`SEC("provider/proc/fork")`, docs/PROVIDERS-C.md):
+    // each probe bound through the pinned releases, its arguments record relocated by name, verified
+    const spec = await readProgramSpec(artifact);
+    const v = checkCompat(spec, profile, { providers, strictCharSign: settings.strictCharSign });
+    const summary = verdictSummary(v);
+    // an arguments record is Probeyard's, not the kernel's: its fields have no kernel layout to diff
+    const own = new Set(spec.programs.filter((p) => providerProbeOf(p.attach) !== undefined).map((p) => p.name));
+    const kernelFields = { ...manifest, fields: manifest.fields.filter((f) => !own.has(f.program)) };
+    return { verdict: summary.status, reasons: { programs: summary.programs, reasons: summary.reasons, fieldDiffs: fieldDiffsOf(kernelFields, profile) } };
+  }
   const build = await compileScriptArtifact(artifact, { name: 'script', providers: providerResolver(providers) });
   if (!build.ok) return unresolved(`the script does not compile through ${providers.map((p) => `${p.name}@${p.version}`).join(', ')} for the formats it was published against: ${formatDiagnostics(build.source, build.diagnostics).trimEnd()}`);
   const v = await checkScriptCompat(decodeScriptArtifact(artifact).source, build, profile, { providers, strictCharSign: settings.strictCharSign });

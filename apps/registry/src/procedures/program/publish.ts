@@ -1,4 +1,3 @@
-import { isScriptArtifact } from '@probeyard/script';
 import { z } from 'zod';
 import { base64Schema } from '../../base64.js';
 import { profileBuildFormatTexts } from '../../data/kernels.js';
@@ -31,7 +30,7 @@ export const programPublishInput = z.strictObject({
    */
   builtAgainst: slugSchema.optional(),
   /**
-   * For a script with provider probes (`proc:::exec`): the major version of each provider to pin
+   * For provider probes (a script's `proc:::exec`, a compiled object's `SEC("provider/proc/exec")`): the major version of each provider to pin
    * (`{ "proc": 1 }`); a provider not named is pinned to the major of its newest release.
    */
   providers: z.record(slugSchema, z.number().int().min(0).max(0x7fffffff)).optional(),
@@ -58,9 +57,10 @@ export const programPublish = userProcedure('publisher')
   .mutation(async ({ ctx, input }) => {
     const bytes = new Uint8Array(Buffer.from(input.artifact, 'base64'));
     const builtAgainst = input.builtAgainst;
-    // a script's provider probes resolve through the providers the tenant sees (its own, then the instance's)
-    let providers = isScriptArtifact(bytes) ? await resolveProviders(ctx.db, ctx.tenantId) : undefined;
-    if (providers !== undefined && input.providers !== undefined) {
+    // provider probes (a script's `proc:::exec`, a compiled object's `SEC("provider/proc/exec")`)
+    // resolve through the providers the tenant sees (its own, then the instance's)
+    let providers = await resolveProviders(ctx.db, ctx.tenantId);
+    if (input.providers !== undefined) {
       const pinned = await resolveProviders(ctx.db, ctx.tenantId, input.providers);
       providers = [...pinned, ...providers.filter((p) => !Object.hasOwn(input.providers!, p.name))];
     }
