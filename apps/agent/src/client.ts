@@ -33,6 +33,8 @@ export interface LiveAssignment {
   /** Percent of one core. */
   cpuBudgetPercent: number;
   desiredState: 'running' | 'stopped';
+  /** A script naming provider probes: the releases to compile it through (name, version, published text). */
+  providers?: { name: string; version: string; text: string }[];
 }
 export interface WaitLiveAnswer {
   notModified: boolean;
@@ -134,6 +136,7 @@ const liveAssignmentShape = obj({
   remainingMs: int(0, 86_400_000),
   cpuBudgetPercent: int(0, 100_000),
   desiredState: oneOf('running', 'stopped'),
+  providers: opt(arr(obj({ name: str(64), version: str(200), text: str(256 * 1024) }), 64)),
 });
 const waitLiveShape = obj({ notModified: bool, etag: str(256), sessions: arr(liveAssignmentShape, 1000) });
 const reportLiveShape = obj({ accepted: int(0, 1_000_000), stop: bool });

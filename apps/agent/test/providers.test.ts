@@ -127,4 +127,17 @@ describe('fix the provider, end to end', () => {
     expect(drawMaps((lastOfFirst.payload as { maps: MapSnapshotJson[] }).maps)).toBe(drawn);
     expect(agent.spool.droppedTotal + agent.spool.rejectedTotal).toBe(0);
   });
+  it('a live session naming a provider probe compiles through the release the registry hands the agent', async () => {
+    // after the test above: io@1.2.0 is the newest release, the agent replays the `error` layout
+    const api = reg.api();
+    const agents = await api.agent.list.query({ q: 'block-node' });
+    const { session } = await api.live.start.mutate({ language: 'script', source: 'io:::done { @[args.error] = count(); }', target: { agentId: agents.agents[0]!.id }, durationSeconds: 2 });
+    const over = await waitFor('the session over', async () => {
+      const s = (await api.live.get.query({ sessionId: session.id })).session;
+      return s.state === 'ended' && s.agents[0]!.state !== 'starting' && s.agents[0]!.state !== 'running' ? s : undefined;
+    }, 30_000, 100);
+    // not `failed` with "no provider 'io' is known here": compiled for the node's kernel through io@1.2.0
+    expect(over.agents[0], JSON.stringify(over.agents[0])).toMatchObject({ state: 'ended', verdict: { status: expect.stringMatching(/^(compatible|relocated)$/) } });
+    expect(over.agents[0]!.outputs).toBeGreaterThan(0);
+  });
 });

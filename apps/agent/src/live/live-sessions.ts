@@ -11,9 +11,9 @@
 // does, and sends its last outputs (a few tries, then they are dropped: a session is ephemeral and
 // has no spool).
 import { randomUUID } from 'node:crypto';
-import { type ProgramSpec, readProgramSpec } from '@probeyard/compat';
+import { parseProvider, type ProgramSpec, type ProviderDefinition, readProgramSpec } from '@probeyard/compat';
 import { type AttachedTarget, type Dispatcher, encodeCounters, encodeEvents, encodeMapSnapshot, type LoadedSpec, loadForProfile, ScriptSession } from '@probeyard/runtime';
-import { compileScript, formatDiagnostics, targetOfProfile } from '@probeyard/script';
+import { compileScript, formatDiagnostics, providerResolver, targetOfProfile } from '@probeyard/script';
 import type { HelperEnvironment } from '@probeyard/vm';
 import type { AgentApi, LiveAssignment, LiveReport } from '../client.js';
 import { isAgentError } from '../errors.js';
@@ -155,7 +155,15 @@ export class LiveSessions {
     const profile = this.options.profile();
     const a = run.assignment;
     if (a.language === 'script') {
-      const r = await compileScript(a.source, { name: 'live', target: targetOfProfile(profile.kernel) });
+      // provider probes (`io:::done`) resolve on this node's kernel through the releases handed along
+      let providers: ProviderDefinition[];
+      try {
+        providers = (a.providers ?? []).map((p) => parseProvider(p.text));
+      } catch (e) {
+        this.end(run, 'failed', `malformed-provider: ${(e as Error).message}`);
+        return undefined;
+      }
+      const r = await compileScript(a.source, { name: 'live', target: targetOfProfile(profile.kernel), providers: providerResolver(providers) });
       if (r.ok) return r.spec;
       this.end(run, 'failed', `the script does not compile for this node's kernel (${profile.release || profile.hash.slice(0, 12)}):\n${formatDiagnostics(r.source, r.diagnostics).trimEnd()}`);
       return undefined;

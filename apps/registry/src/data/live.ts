@@ -7,6 +7,7 @@ import type { Db } from '../db/open.js';
 import { notFound, RegistryError } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { writeAudit } from './audit.js';
+import { resolveProviderReleases } from './providers.js';
 import type { Selector } from './deployments.js';
 import type { Actor, Tx } from './tx.js';
 
@@ -211,6 +212,16 @@ export interface LiveAssignment {
   remainingMs: number;
   cpuBudgetPercent: number;
   desiredState: 'running' | 'stopped';
+  /**
+   * A script naming provider probes (`io:::done`): the newest release of each provider the tenant
+   * sees (its own, else the instance's), name, version and published text, to compile through.
+   */
+  providers?: { name: string; version: string; text: string }[];
+}
+
+/** Provider names a script's probes name (`io:::done` → `io`); a cheap scan, the compiler has the last word. */
+export function providerNamesOf(source: string): Set<string> {
+  return new Set([...source.matchAll(/(?<![A-Za-z0-9_:])([a-z][a-z0-9_]*):::/g)].map((m) => m[1]!));
 }
 
 /** The sessions an agent has not reported done: to run, or (stopped by a user) to stop. */
@@ -220,9 +231,14 @@ export async function liveAssignments(db: Db, tenantId: string, agentId: string,
     select: { session: { select: { id: true, language: true, source: true, durationSeconds: true, endsAt: true, cpuBudgetPercent: true, stoppedAt: true } } },
     orderBy: { sessionId: 'asc' },
   });
+  const named = new Set(rows.flatMap(({ session: s }) => (s.language === 'script' ? [...providerNamesOf(s.source)] : [])));
+  const releases = named.size > 0 ? (await resolveProviderReleases(db, tenantId)).filter((r) => named.has(r.name)) : [];
   return rows.map(({ session: s }) => {
     const remainingMs = Math.max(0, s.endsAt.getTime() - now.getTime());
+    const names = s.language === 'script' ? providerNamesOf(s.source) : new Set<string>();
+    const providers = releases.filter((r) => names.has(r.name)).map((r) => ({ name: r.name, version: r.version, text: r.text }));
     return {
+      ...(providers.length > 0 ? { providers } : {}),
       sessionId: s.id,
       language: s.language as LiveLanguage,
       source: s.source,

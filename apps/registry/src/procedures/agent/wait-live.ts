@@ -27,6 +27,8 @@ export const liveAssignmentView = z.object({
   /** The CPU budget of the session on this node, percent of one core. */
   cpuBudgetPercent: z.number().int(),
   desiredState: z.enum(['running', 'stopped']),
+  /** A script naming provider probes: the newest release of each provider the tenant sees, to compile through. */
+  providers: z.array(z.object({ name: z.string(), version: z.string(), text: z.string() })).optional(),
 });
 export const agentWaitLiveOutput = z.object({
   /** True when the sessions are still those of `etag` (the hold ran out, or another call of this agent took over). */
