@@ -5,6 +5,7 @@
 // verifier), run it on that agent (or the agents a selector matches) now, and watch its maps and
 // printf lines arrive (`live.outputs`, a long poll). The session ends at its duration, on Stop, or
 // when the page closes (`live.stop` sent with `keepalive`, which outlives the page).
+import { parseProvider, type ProviderDefinition } from '@probeyard/compat';
 import type { AppRouter } from '@probeyard/registry';
 import type { MapSnapshotJson } from '@probeyard/runtime';
 import { TRPCClientError } from '@trpc/client';
@@ -76,6 +77,7 @@ export function LiveEditor({ agents, canRun, maxDurationSeconds }: { agents: Liv
 
   // ---- check as the user types (debounced; a newer edit wins) -------------------------------
   const formatsCache = useRef(new Map<string, Promise<FormatsAnswer>>());
+  const providersCache = useRef(new Map<string, Promise<ProviderDefinition | undefined>>());
   const checkSeq = useRef(0);
   useEffect(() => {
     const seq = ++checkSeq.current;
@@ -94,7 +96,24 @@ export function LiveEditor({ agents, canRun, maxDurationSeconds }: { agents: Liv
         formatsCache.current.set(key, p);
         return p;
       };
-      checkProgram(source, language, fetchFormats)
+      // provider probes (`io:::done`): the newest release of each, as the agent gets it with the session
+      const fetchProviders = async (names: string[]) => {
+        const found = await Promise.all(
+          names.map((name) => {
+            let p = providersCache.current.get(name);
+            if (!p) {
+              p = client.provider.get.query({ name }).then(
+                (r) => parseProvider(r.text),
+                () => undefined,
+              );
+              providersCache.current.set(name, p);
+            }
+            return p;
+          }),
+        );
+        return found.filter((d) => d !== undefined);
+      };
+      checkProgram(source, language, fetchFormats, fetchProviders)
         .then((r) => {
           if (seq !== checkSeq.current) return;
           setCheck(r);

@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { parseProvider } from '@probeyard/compat';
 import { checkProgram, type FormatsAnswer } from './check';
 
 const root = fileURLToPath(new URL('../../../../../', import.meta.url));
@@ -78,5 +79,30 @@ describe('checkProgram', () => {
     if (r.kind !== 'checked') return;
     expect(r.verdict.status).toBe('incompatible');
     expect(r.verdict.reasons[0]?.text).toContain('next_pidx');
+  });
+});
+
+describe('checkProgram through providers', () => {
+  const libraryProc = () => parseProvider(readFileSync(`${root}library/providers/proc.json`, 'utf8'));
+
+  it("compiles a provider probe through the release it is handed, for the kernel's layout, and says which implementation", async () => {
+    let asked: string[] = [];
+    const r = await checkProgram('proc:::fork { @[str(args.parent_comm)] = count(); }', 'script', kernel('linux-6.18'), async (names) => {
+      asked = names;
+      return [libraryProc()];
+    });
+    expect(asked).toEqual(['proc']);
+    expect(r.kind, JSON.stringify(r)).toBe('checked');
+    if (r.kind !== 'checked') return;
+    expect(r.verdict.status).toMatch(/^(compatible|relocated)$/);
+    // 6.18 has parent_comm as a __data_loc string: the provider's implementation for it
+    expect(r.fields.map((f) => `${f.event}.${f.field}`)).toContain('sched/sched_process_fork.parent_comm');
+  });
+
+  it('without the provider, says so at the probe', async () => {
+    const r = await checkProgram('proc:::fork { @ = count(); }', 'script', kernel('linux-6.18'));
+    expect(r.kind).toBe('errors');
+    if (r.kind !== 'errors') return;
+    expect(r.diagnostics[0]?.message).toContain("no provider 'proc' is known here");
   });
 });

@@ -3,9 +3,9 @@
 // verify for the chosen agent's kernel (packages/compat's checkCompat, which runs
 // packages/verifier) — the same steps the agent takes before it runs the program. The formats of
 // the events the program names come from the registry (`kernel.formatsFor`) through `fetchFormats`.
-import { checkCompat, type KernelProfile, type ProgramSpec, profileOfFormatSet, readProgramSpec, type Verdict } from '@probeyard/compat';
+import { checkCompat, type KernelProfile, type ProgramSpec, type ProviderDefinition, profileOfFormatSet, readProgramSpec, type Verdict } from '@probeyard/compat';
 import { buildEventFormatSet } from '@probeyard/formats';
-import { compileScript, parseScript, type ScriptDiagnostic, targetOfFormats } from '@probeyard/script';
+import { compileScript, parseScript, providerResolver, type ScriptDiagnostic, targetOfFormats } from '@probeyard/script';
 
 export type LiveLanguage = 'script' | 'asm';
 
@@ -68,15 +68,26 @@ function offsetOf(text: string, line: number, column: number): number {
 
 /** `tracepoint:sys:ev` / `t:sys:ev` attach points of a script, as `sys:ev` patterns (wildcards kept). */
 export function scriptEvents(text: string): string[] {
+  return scriptAttachPoints(text).events;
+}
+
+/**
+ * A script's attach points: tracepoint events as `sys:ev` patterns (wildcards kept), and the
+ * providers its provider probes (`io:::done`) name with the probes of each.
+ */
+export function scriptAttachPoints(text: string): { events: string[]; providers: Map<string, Set<string>> } {
   const ast = parseScript(text);
-  const out = new Set<string>();
+  const events = new Set<string>();
+  const providers = new Map<string, Set<string>>();
   for (const p of ast.probes) {
     for (const a of p.attachPoints) {
       const m = /^(?:tracepoint|t):([^:\s]+):([^:\s]+)$/.exec(a.text);
-      if (m) out.add(`${m[1]}:${m[2]}`);
+      if (m) events.add(`${m[1]}:${m[2]}`);
+      const q = /^([a-z][a-z0-9_]*):::([A-Za-z0-9_]+)$/.exec(a.text);
+      if (q) providers.set(q[1]!, (providers.get(q[1]!) ?? new Set()).add(q[2]!));
     }
   }
-  return [...out];
+  return { events: [...events], providers };
 }
 
 function profileOf(answer: FormatsAnswer & { profile: NonNullable<FormatsAnswer['profile']> }): Promise<KernelProfile> {
@@ -104,11 +115,27 @@ function fieldsOf(spec: ProgramSpec): FieldRead[] {
  * Checks `text` for the kernel `fetchFormats` answers for: diagnostics at their place, or the
  * fields read and the verdict (compatible / relocated with the moves / incompatible with why).
  */
-export async function checkProgram(text: string, language: LiveLanguage, fetchFormats: (events: string[]) => Promise<FormatsAnswer>): Promise<CheckResult> {
+export async function checkProgram(
+  text: string,
+  language: LiveLanguage,
+  fetchFormats: (events: string[]) => Promise<FormatsAnswer>,
+  fetchProviders: (names: string[]) => Promise<ProviderDefinition[]> = async () => [],
+): Promise<CheckResult> {
   if (language === 'script') {
     let events: string[];
+    let providers: ProviderDefinition[] = [];
     try {
-      events = scriptEvents(text);
+      const points = scriptAttachPoints(text);
+      events = points.events;
+      if (points.providers.size > 0) {
+        // provider probes: the releases the agent will compile through, and the events their implementations attach to
+        providers = await fetchProviders([...points.providers.keys()]);
+        const more = new Set(events);
+        for (const def of providers) {
+          for (const probe of def.probes) if (points.providers.get(def.name)?.has(probe.name)) for (const i of probe.implementations) more.add(`${i.system}:${i.event}`);
+        }
+        events = [...more];
+      }
     } catch (e) {
       // a syntax error: the compiler reports it with its place (before any kernel is needed)
       const r = await compileScript(text, { name: 'live' });
@@ -123,7 +150,7 @@ export async function checkProgram(text: string, language: LiveLanguage, fetchFo
       answer.formats.map((f) => kernel.formats.get(kernel.events.get(`${f.system}/${f.event}`) ?? '')).filter((f) => f !== undefined),
       answer.profile ? `kernel ${profile.release || profile.name}` : 'no kernel formats',
     );
-    const r = await compileScript(text, { target, name: 'live' });
+    const r = await compileScript(text, { target, name: 'live', providers: providerResolver(providers) });
     if (!r.ok) {
       return {
         kind: 'errors',
