@@ -32,6 +32,7 @@ import {
   REG_HI_ADDR,
   REG_LO_ADDR,
   STACK_ADDR,
+  StartFlags,
   State,
   STATE_ADDR,
 } from './wasm/wasm-layout.js';
@@ -149,6 +150,13 @@ export class Vm implements InterpreterHost {
   /** The last program run compiled and its entry (skips the WeakMap on the per-event path). */
   private hotProgram: LoadedProgram | undefined;
   private hotEntry: CompiledEntry | undefined;
+  /**
+   * The hot program when its last run started fresh on the compiled tier and exited from frame 0
+   * with no tail call: its next run takes {@link runFast}. The register file then holds the start
+   * values of every register the program cannot write (compile-wasm.ts, writtenRegisters), so
+   * `start` stores only the others. Cleared by every other run.
+   */
+  private fastProgram: LoadedProgram | undefined;
 
   // Region table: index = region id (high half of an address).
   readonly regionBytes: Uint8Array[] = [];
@@ -443,14 +451,21 @@ export class Vm implements InterpreterHost {
     this.hotProgram = prog;
     this.hotEntry = entry;
     const S = this.runState;
-    if ((fresh >= 0 ? entry.start(n, fresh, staged) : entry.run(n)) === 0) {
+    if ((fresh >= 0 ? entry.start(n, fresh, staged, StartFlags.full) : entry.run(n)) === 0) {
       // exit from frame 0: what conclude does for a run without a fault
       this.insnCount = S[State.n / 4] as number;
       this.lastPc = S[State.pc / 4] as number;
       this.lastProgram = prog;
       this.frame = 0;
+      if (fresh >= 0) this.fastProgram = prog;
       return RunStatus.ok;
     }
+    return this.stopped(prog);
+  }
+
+  /** After compiled code returned 1: the fault, the budget, a helper's exit or a tail call. */
+  private stopped(prog: LoadedProgram): number {
+    const S = this.runState;
     this.faultBase = -1;
     this.faultSize = 0;
     this.faultMsg = '';
@@ -617,6 +632,8 @@ export class Vm implements InterpreterHost {
    * (or {@link r0}), the instruction count in {@link insnCount}, a fault in {@link fault}.
    */
   run(program: LoadedProgram, context: Uint8Array = EMPTY, byteOffset = 0, length = context.length - byteOffset): RunStatus {
+    if (program === this.fastProgram) return this.runFast(program, context, byteOffset, length);
+    this.fastProgram = undefined;
     // a program that runs compiled sets its registers in its `start` entry (and copies a staged
     // record there); the interpreter reads them from the register file
     const hot = program === this.hotProgram || (this.memory !== undefined && this.entryOf(program) !== undefined);
@@ -667,10 +684,49 @@ export class Vm implements InterpreterHost {
     return status;
   }
 
-  /** Runs a program, and the programs it tail-calls. */
-  private execute(program: LoadedProgram, fresh: number, staged: number): RunStatus {
+  /**
+   * {@link run} of the program that ran last, fresh and compiled, to a normal exit (fastProgram):
+   * its entry, frame-0 bookkeeping and context length are known, so what is left is the context
+   * (a staged record is copied by `start`), and `start` zeroes frame 0 when the last run could
+   * have written it. Same outcome as `run`'s general path.
+   */
+  private runFast(program: LoadedProgram, context: Uint8Array, byteOffset: number, length: number): RunStatus {
+    const stage = this.stage as PageStage;
+    const staged = stage.on && length > 16 && length <= this.contextBuffer.length ? stage.locate(context, byteOffset, length) : 0;
+    if (staged === 0) this.setContext(context, byteOffset, length);
+    const flags = this.stackDirty ? StartFlags.zeroFrame : 0;
+    this.stackDirty = this.zeroSees;
+    this.tailCalls = 0;
+    this.faultValue = undefined;
+    this.pendingFault = undefined;
+    this.currentProgram = program;
+    if (this.maps.length > 0) this.syncMapRegions();
+    this.tierCounters.compiledRuns++;
+    let status: number;
+    if ((this.hotEntry as CompiledEntry).start(0, length, staged, flags) === 0) {
+      const S = this.runState;
+      this.insnCount = S[State.n / 4] as number;
+      this.lastPc = S[State.pc / 4] as number;
+      this.lastProgram = program;
+      this.frame = 0;
+      status = RunStatus.ok;
+    } else {
+      this.fastProgram = undefined;
+      status = this.stopped(program);
+      if (status === TAIL_CALL) {
+        const target = this.tailTarget as LoadedProgram;
+        this.tailTarget = undefined;
+        status = this.execute(target, -1, 0, this.insnCount);
+      }
+    }
+    const rbs = this.ringBuffers;
+    for (let i = 0; i < rbs.length; i++) (rbs[i] as RingBuffer).abandonOutstanding();
+    return status as RunStatus;
+  }
+
+  /** Runs a program, and the programs it tail-calls (`n`: instructions counted before it). */
+  private execute(program: LoadedProgram, fresh: number, staged: number, n = 0): RunStatus {
     let prog = program;
-    let n = 0;
     let length = fresh;
     for (;;) {
       const status = this.runOne(prog, n, length, staged);
