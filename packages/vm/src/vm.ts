@@ -92,6 +92,8 @@ export interface TierCounters {
   /** Runs (and tail-called programs) executed by each tier. */
   compiledRuns: number;
   interpretedRuns: number;
+  /** Of the compiled runs, those that took the short path (the same program as the last run). */
+  fastRuns: number;
   /** Why the last program fell back to the interpreter. */
   lastFallbackReason: string | undefined;
 }
@@ -124,6 +126,7 @@ export class Vm implements InterpreterHost {
     compiledInstructions: 0,
     compiledRuns: 0,
     interpretedRuns: 0,
+    fastRuns: 0,
     lastFallbackReason: undefined,
   };
   /** The program being run. */
@@ -664,7 +667,9 @@ export class Vm implements InterpreterHost {
     this.pendingFault = undefined;
     this.currentProgram = program;
     if (this.maps.length > 0) this.syncMapRegions();
-    this.tierCounters.compiledRuns++;
+    const c = this.tierCounters;
+    c.compiledRuns++;
+    c.fastRuns++;
     let status: number;
     if ((this.hotEntry as CompiledEntry).start(0, length, staged, flags) === 0) {
       const S = this.runState;
