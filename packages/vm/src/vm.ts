@@ -155,12 +155,22 @@ export class Vm implements InterpreterHost {
   private hotProgram: LoadedProgram | undefined;
   private hotEntry: CompiledEntry | undefined;
   /**
-   * The hot program when its last run started fresh on the compiled tier and exited from frame 0
-   * with no tail call: its next run takes {@link runFast}. The register file then holds the start
-   * values of every register the program cannot write (compile-wasm.ts, writtenRegisters), so
-   * `start` stores only the others. Cleared by every other run.
+   * The last two programs that ran fresh on the compiled tier to a normal exit, with their entry
+   * and whether they can write the stack: their runs take {@link runFast} (two, so that a spec
+   * whose programs alternate on one VM — runqlat's wakeup and switch — takes it too).
    */
-  private fastProgram: LoadedProgram | undefined;
+  private fast0: LoadedProgram | undefined;
+  private fastEntry0: CompiledEntry | undefined;
+  private fastSees0 = true;
+  private fast1: LoadedProgram | undefined;
+  private fastEntry1: CompiledEntry | undefined;
+  private fastSees1 = true;
+  /**
+   * The program whose fresh compiled run last exited normally, when nothing ran since: the
+   * register file then holds the start values of every register it cannot write
+   * (compile-wasm.ts, writtenRegisters), so its next `start` stores only the others.
+   */
+  private fileProgram: LoadedProgram | undefined;
 
   // Region table: index = region id (high half of an address).
   readonly regionBytes: Uint8Array[] = [];
@@ -455,7 +465,18 @@ export class Vm implements InterpreterHost {
       this.lastPc = S[State.pc / 4] as number;
       this.lastProgram = prog;
       this.frame = 0;
-      if (fresh >= 0) this.fastProgram = prog;
+      if (fresh >= 0) {
+        this.fileProgram = prog;
+        if (prog !== this.fast0 && prog === this.zeroProgram) {
+          // the newest first (a program in slot 1 swaps places with slot 0)
+          this.fast1 = this.fast0;
+          this.fastEntry1 = this.fastEntry0;
+          this.fastSees1 = this.fastSees0;
+          this.fast0 = prog;
+          this.fastEntry0 = entry;
+          this.fastSees0 = this.zeroSees;
+        }
+      }
       return RunStatus.ok;
     }
     return this.stopped(prog);
@@ -593,13 +614,14 @@ export class Vm implements InterpreterHost {
    */
   run(program: LoadedProgram, context: Uint8Array = EMPTY, byteOffset = 0, length = context.length - byteOffset): RunStatus {
     // small, so that it inlines into the caller: the general path is a call of its own
-    if (program === this.fastProgram) return this.runFast(program, context, byteOffset, length);
+    if (program === this.fast0) return this.runFast(program, this.fastEntry0 as CompiledEntry, this.fastSees0, context, byteOffset, length);
+    if (program === this.fast1) return this.runFast(program, this.fastEntry1 as CompiledEntry, this.fastSees1, context, byteOffset, length);
     return this.runGeneral(program, context, byteOffset, length);
   }
 
   /** {@link run} of any program, from any state. */
   private runGeneral(program: LoadedProgram, context: Uint8Array, byteOffset: number, length: number): RunStatus {
-    this.fastProgram = undefined;
+    this.fileProgram = undefined;
     // a program that runs compiled sets its registers in its `start` entry (and copies a staged
     // record there); the interpreter reads them from the register file
     const hot = program === this.hotProgram || (this.memory !== undefined && this.entryOf(program) !== undefined);
@@ -651,17 +673,18 @@ export class Vm implements InterpreterHost {
   }
 
   /**
-   * {@link run} of the program that ran last, fresh and compiled, to a normal exit (fastProgram):
-   * its entry, frame-0 bookkeeping and context length are known, so what is left is the context
-   * (a staged record is copied by `start`), and `start` zeroes frame 0 when the last run could
-   * have written it. Same outcome as `run`'s general path.
+   * {@link run} of a program of the fast slots (fast0, fast1): compiled, its entry and whether it
+   * can write the stack known, so what is left is the context (a staged record is copied by
+   * `start`), and `start` zeroes frame 0 when the last run could have written it and stores
+   * every register unless the register file holds this program's start values (fileProgram).
+   * Same outcome as `run`'s general path.
    */
-  private runFast(program: LoadedProgram, context: Uint8Array, byteOffset: number, length: number): RunStatus {
+  private runFast(program: LoadedProgram, entry: CompiledEntry, sees: boolean, context: Uint8Array, byteOffset: number, length: number): RunStatus {
     const stage = this.stage as PageStage;
     const staged = stage.on && length > 16 && length <= this.contextBuffer.length ? stage.locate(context, byteOffset, length) : 0;
     if (staged === 0) this.setContext(context, byteOffset, length);
-    const flags = this.stackDirty ? StartFlags.zeroFrame : 0;
-    this.stackDirty = this.zeroSees;
+    const flags = (this.stackDirty ? StartFlags.zeroFrame : 0) | (program === this.fileProgram ? 0 : StartFlags.full);
+    this.stackDirty = sees;
     this.tailCalls = 0;
     this.faultValue = undefined;
     this.pendingFault = undefined;
@@ -671,15 +694,16 @@ export class Vm implements InterpreterHost {
     c.compiledRuns++;
     c.fastRuns++;
     let status: number;
-    if ((this.hotEntry as CompiledEntry).start(0, length, staged, flags) === 0) {
+    if (entry.start(0, length, staged, flags) === 0) {
       const S = this.runState;
       this.insnCount = S[State.n / 4] as number;
       this.lastPc = S[State.pc / 4] as number;
       this.lastProgram = program;
       this.frame = 0;
+      this.fileProgram = program;
       status = RunStatus.ok;
     } else {
-      this.fastProgram = undefined;
+      this.fileProgram = undefined;
       status = this.stopped(program);
       if (status === TAIL_CALL) {
         const target = this.tailTarget as LoadedProgram;

@@ -168,12 +168,30 @@ describe('the short path of a repeated compiled run', () => {
       expect(vm.run(junk, ctx, 0, 40)).toBe(RunStatus.fault);
       expect(vm.regLo[9]).toBe(0x1111 * 9);
       if (first) expect(vm.run(junk, ctx, 0, 40)).toBe(RunStatus.fault);
-      // the next run of hash takes the general path and stores every register again
+      // the next run of hash (still a short-path program) stores every register again
+      const fastBeforeFull = vm.tierCounters.fastRuns;
       expect(vm.run(hash, ctx)).toBe(RunStatus.ok);
+      expect(vm.tierCounters.fastRuns).toBe(fastBeforeFull + 1);
       expectStart();
       expect(vm.run(hash, ctx)).toBe(RunStatus.ok);
       expectStart();
     }
+  });
+
+  it('takes the short path for two programs that alternate on one VM (a spec of two events)', () => {
+    const vm = new Vm({ budget: 3000 });
+    const reference = new Vm({ budget: 3000, tier: 'interpreter' });
+    const [a, b] = [vm, reference].map((v) => ['hash', 'stack'].map((n) => loadProgramOrThrow(programs[n] as Uint8Array, v.loadOptions(n))));
+    const page = Uint8Array.from({ length: 4096 }, (_, i) => (i * 13) & 0xff);
+    vm.stageRecords(true);
+    for (let k = 0; k < 40; k++) {
+      const which = k % 2;
+      const got = outcome(vm, vm.run((a as LoadedProgram[])[which] as LoadedProgram, page, 64 * k, 64), 64);
+      const want = outcome(reference, reference.run((b as LoadedProgram[])[which] as LoadedProgram, page, 64 * k, 64), 64);
+      expect(got).toEqual(want);
+    }
+    // the first run of each is general, every later one short
+    expect(vm.tierCounters.fastRuns).toBe(38);
   });
 
   it('reports a fault on the short path at the same instruction, then runs normally again', () => {
