@@ -234,7 +234,10 @@ describe('RecordCopy (a record copied into the context in JavaScript)', () => {
     const dst = new Uint8Array(1024);
     const dstWords = new Int32Array(dst.buffer);
     const backing = [new ArrayBuffer(8192), new ArrayBuffer(70), new ArrayBuffer(4096)];
-    for (const b of backing) new Uint8Array(b).forEach((_, i, a) => (a[i] = (i * 131 + b.byteLength) & 0xff));
+    for (const b of backing) {
+      const a = new Uint8Array(b);
+      for (let i = 0; i < a.length; i++) a[i] = (i * 131 + b.byteLength) & 0xff;
+    }
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: 2 }),
