@@ -92,7 +92,7 @@ export interface TierCounters {
   /** Runs (and tail-called programs) executed by each tier. */
   compiledRuns: number;
   interpretedRuns: number;
-  /** Of the compiled runs, those that took the short path (the same program as the last run). */
+  /** Of the compiled runs, those that took the short path (one of the last two programs run compiled to a normal exit). */
   fastRuns: number;
   /** Why the last program fell back to the interpreter. */
   lastFallbackReason: string | undefined;
