@@ -24,7 +24,7 @@ import {
   type VmTier,
 } from '../src/index.js';
 import { KernelProgType, KernelRunner } from '../src/node/index.js';
-import { FAST_LOOPS_ADDR } from '../src/wasm/wasm-layout.js';
+import { FAST_LOOPS_ADDR } from '../src/memory/layout.js';
 import { assembleForKernel } from '../test/kernel-program.js';
 import { countByTypeSource, syscountSource } from '../test/runtime.test-program.js';
 import { slot } from '../test/slot.js';

@@ -9,7 +9,7 @@ export {
 } from './address.js';
 export { isVmError, type RegionKind, VmError, type VmErrorCode, type VmErrorContext, VmFault } from './errors.js';
 export { HelperId, helperName } from './helper-ids.js';
-export { clearCommCache, HelperAction, type HelperFn, standardHelpers, unwindTestHelper } from './helpers.js';
+export { clearCommCache, HelperAction, type HelperFn, standardHelpers, unwindTestHelper } from './helpers/helpers.js';
 export { ArrayMap } from './maps/array-map.js';
 export { createMap, type ProgArray } from './maps/create-map.js';
 export { Errno, UpdateFlag } from './maps/errno.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type LoadedProgram, loadProgramOrThrow, RunStatus, Vm } from '../src/index.js';
-import { RecordCopy } from '../src/wasm/record-copy.js';
+import { RecordCopy } from '../src/memory/record-copy.js';
 import { slot } from './slot.js';
 
 // The compiled tier's short path (Vm.runFast): a run of the program that ran last, fresh and

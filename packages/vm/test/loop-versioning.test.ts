@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadProgramOrThrow, RunStatus, Vm, type VmTier } from '../src/index.js';
 import { compileToWasm } from '../src/wasm/compile-wasm.js';
-import { FAST_LOOPS_ADDR } from '../src/wasm/wasm-layout.js';
+import { FAST_LOOPS_ADDR } from '../src/memory/layout.js';
 import { corpusRoot } from './conformance-corpus.js';
 import { referenceRun } from './reference-vm.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadProgramOrThrow, RunStatus, Vm, type VmTier } from '../src/index.js';
-import { Code } from '../src/interpreter-code.js';
+import { Code } from '../src/interpreter/interpreter-code.js';
 import { referenceRun } from './reference-vm.js';
 
 // The interpreter's triple `rA += k; rB += k2; if rB != c goto` (Code.addImmAddImmJneImm: an

@@ -6,14 +6,18 @@
 
 import { FUNC_REGION, MAX_FRAMES, STACK_FRAME_SIZE, STACK_REGION, STACK_TOP } from '../address.js';
 import { isCallbackEntry } from '../callbacks.js';
-import { HelperAction, type HelperFn, type HelperHost } from '../helper-fn.js';
+import { HelperAction, type HelperFn, type HelperHost } from '../helpers/helper-fn.js';
 import { HelperId } from '../helper-ids.js';
 import { Errno } from '../maps/errno.js';
 import type { LoadedProgram } from '../program.js';
 import { RunStatus, TAIL_CALL } from '../run-status.js';
 import { mul64, sdivmod64, udivmod64, wide } from '../wide.js';
 
-/** The part of the VM the interpreter uses (`Vm` implements it; see vm.ts for each member). */
+/**
+ * The part of the VM the interpreter uses (`Vm` implements it; the memory model's members —
+ * registers, regions, faults, `conclude` — are documented in memory/vm-memory.ts, the frames,
+ * helper table and tail calls in vm.ts).
+ */
 export interface InterpreterHost extends HelperHost {
   readonly budget: number;
   /** First accessible byte of each region (the stack: the bottom of the current frame). */

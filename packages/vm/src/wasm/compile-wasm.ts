@@ -17,7 +17,7 @@ import {
   StartFlags,
   State,
   STATE_ADDR,
-} from './wasm-layout.js';
+} from '../memory/layout.js';
 
 /**
  * The compiled tier's code generator: a loaded program becomes a WebAssembly module.
@@ -931,7 +931,7 @@ export function compileToWasm(p: LoadedProgram): WasmCompileResult {
         close(); // if
       }
       fastSites = undefined;
-      // count the fast entries where tests can see them (wasm-layout.ts)
+      // count the fast entries where tests can see them (memory/layout.ts)
       i32c(0);
       i32c(0);
       mem(Op.i32Load, FAST_LOOPS_ADDR);

@@ -1,27 +1,6 @@
 import type { LoadedProgram } from '../program.js';
+import { hasWebAssembly, type WasmApi, type WasmMemory, type WasmModule, wasmApi } from '../memory/wasm-api.js';
 import { compileToWasm } from './compile-wasm.js';
-
-/**
- * The parts of the WebAssembly JS API used here, typed locally: the package builds without the
- * DOM library, and Node's types are only for src/node.
- */
-export interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-export type WasmModule = object;
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => WasmModule;
-  Instance: new (module: WasmModule, imports: object) => { exports: Record<string, unknown> };
-  Memory: new (descriptor: { initial: number; maximum?: number }) => WasmMemory;
-}
-const wasmApi: WasmApi | undefined = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
-
-/** Creates a linear memory of `pages` 64 KiB pages. */
-export function createWasmMemory(pages: number): WasmMemory {
-  if (!wasmApi) throw new Error('WebAssembly is not available');
-  return new wasmApi.Memory({ initial: pages });
-}
 
 /**
  * A compiled program's entries, each returning 1 when it stopped early (0 on `exit`): `run` from
@@ -81,9 +60,6 @@ function sameBytes(x: Uint8Array, y: Uint8Array): boolean {
   for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
   return true;
 }
-
-/** Whether this engine has WebAssembly at all. */
-export const hasWebAssembly = wasmApi !== undefined && typeof wasmApi.Module === 'function';
 
 /**
  * The compiled module of `program` (from the cache when the same bytes were compiled before),

@@ -1,10 +1,10 @@
-import { InternalOp } from './program.js';
+import { InternalOp } from '../internal-op.js';
 
 /**
  * The interpreter's dense instruction ids. The predecoder gives every slot one id that names
  * exactly one behaviour (`add64Imm`, `jneReg`, `ldxb`, …), so the interpreter's single `switch`
  * has no second dispatch inside a case and V8 compiles it to one jump table. The `switch` in
- * vm.ts spells these ids as numeric literals (a non-literal `case` label would turn the rest of
+ * interpret.ts spells these ids as numeric literals (a non-literal `case` label would turn the rest of
  * the switch into a chain of comparisons); its comments name them.
  *
  * Ids {@link Code.addImmJneImm} to {@link Code.addImmJltReg} are superinstructions: common pairs of adjacent
@@ -252,7 +252,7 @@ const STORE = new Map<number, number>([
   [0xc3, Code.atomic32],
   [0xdb, Code.atomic64],
 ]);
-// built on first use: program.ts imports this module, so InternalOp is not ready at its load
+// built on first use
 let internalCodes: Map<number, number> | undefined;
 const internalTable = (): Map<number, number> =>
   new Map<number, number>([

@@ -5,12 +5,12 @@
 // user space can: where the kernel would look at something a record does not carry (a call chain,
 // a counter, the live task), the helper answers as the kernel does when that thing is absent, or
 // asks `vm.environment`. Errors are negative errnos in r0, as 64-bit two's complement.
-import { addressToBigInt } from './address.js';
+import { addressToBigInt } from '../address.js';
 import { HelperAction, type HelperFn, type HelperHost, pointerArg } from './helper-fn.js';
-import { HelperId } from './helper-ids.js';
-import { Errno } from './maps/errno.js';
-import { MapType } from './maps/map.js';
-import { QueueStackMap } from './maps/queue-stack-map.js';
+import { HelperId } from '../helper-ids.js';
+import { Errno } from '../maps/errno.js';
+import { MapType } from '../maps/map.js';
+import { QueueStackMap } from '../maps/queue-stack-map.js';
 
 /** `BPF_F_SKIP_FIELD_MASK`, `BPF_F_USER_STACK`, `BPF_F_FAST_STACK_CMP`, `BPF_F_REUSE_STACKID`, `BPF_F_USER_BUILD_ID`. */
 const SKIP_FIELD_MASK = 0xff;

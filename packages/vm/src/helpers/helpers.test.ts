@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Errno } from './maps/errno.js';
-import { loadAssembly } from './load-assembly.js';
-import { RunStatus, type VmOutput } from './vm.js';
+import { Errno } from '../maps/errno.js';
+import { loadAssembly } from '../load-assembly.js';
+import { RunStatus, type VmOutput } from '../vm.js';
 
 function run(source: string, context = new Uint8Array(16), setup?: Parameters<typeof loadAssembly>[1]) {
   const outputs: VmOutput[] = [];

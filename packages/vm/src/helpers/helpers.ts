@@ -1,10 +1,10 @@
 import { format as formatPrintk } from './printk.js';
-import { HelperId } from './helper-ids.js';
-import type { ArrayMap } from './maps/array-map.js';
-import { Errno } from './maps/errno.js';
-import { MapType } from './maps/map.js';
-import { RingBuffer } from './maps/ring-buffer.js';
-import type { LoadedProgram } from './program.js';
+import { HelperId } from '../helper-ids.js';
+import type { ArrayMap } from '../maps/array-map.js';
+import { Errno } from '../maps/errno.js';
+import { MapType } from '../maps/map.js';
+import { RingBuffer } from '../maps/ring-buffer.js';
+import type { LoadedProgram } from '../program.js';
 import { HelperAction, type HelperFn, type HelperHost, pointerArg } from './helper-fn.js';
 import { tracingHelpers } from './tracing-helpers.js';
 

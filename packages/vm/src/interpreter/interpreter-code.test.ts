@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Code } from './interpreter-code.js';
-import { loadProgramOrThrow } from './program.js';
+import { loadProgramOrThrow } from '../program.js';
 
 const hex = (s: string) => new Uint8Array(Buffer.from(s.replace(/\s+/g, ''), 'hex'));
 const codesOf = (s: string) => Array.from(loadProgramOrThrow(hex(s), { helpers: () => true }).insn, (w) => w & 0xff);
@@ -78,7 +78,7 @@ describe('interpreterCode', () => {
   });
 
   it("labels every code in the interpreter's switch with its name (the labels are literals)", () => {
-    const source = readFileSync(new URL('./interpreter/interpret.ts', import.meta.url), 'utf8');
+    const source = readFileSync(new URL('./interpret.ts', import.meta.url), 'utf8');
     const missing = Object.entries(Code)
       .filter(([name, id]) => id !== Code.invalid && !new RegExp(`case ${id}: (?:\\{ )?// ${name}\\b`).test(source))
       .map(([name, id]) => `${id} ${name}`);

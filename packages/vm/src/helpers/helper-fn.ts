@@ -2,10 +2,10 @@
 // the memory model's address resolution, faults, the event's CPU, time and pid), the shape of a
 // helper and the pointer-argument check the helpers share. Helpers import this, never vm.ts:
 // `Vm` implements `HelperHost`, so the layers below the VM do not import it back.
-import type { RegionKind } from './errors.js';
+import type { RegionKind } from '../errors.js';
 import type { HelperEnvironment, VmOutput } from './helper-env.js';
-import type { BpfMap } from './maps/map.js';
-import type { LoadedProgram } from './program.js';
+import type { BpfMap } from '../maps/map.js';
+import type { LoadedProgram } from '../program.js';
 
 /** What the interpreter does after a helper returns. */
 export const HelperAction = {
@@ -20,7 +20,7 @@ export const HelperAction = {
 } as const;
 export type HelperAction = (typeof HelperAction)[keyof typeof HelperAction];
 
-/** The part of the VM a helper uses (`Vm` implements it; see vm.ts for each member). */
+/** The part of the VM a helper uses (`Vm` implements it; see vm.ts and memory/vm-memory.ts for each member). */
 export interface HelperHost {
   /** Low and high 32-bit halves of r0..r10: the arguments in r1..r5. */
   regLo: Int32Array;
