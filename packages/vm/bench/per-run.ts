@@ -46,7 +46,7 @@ const emptyModule = new Uint8Array([
 const wasm = (globalThis as unknown as { WebAssembly: { Module: new (b: Uint8Array) => object; Instance: new (m: object) => { exports: Record<string, unknown> } } }).WebAssembly;
 const empty = new wasm.Instance(new wasm.Module(emptyModule)).exports.run as (n: number) => number;
 // biome-ignore lint/suspicious/noExplicitAny: reaching a private field for the measurement
-const compiled = (vm as any).entryOf(program) as { run: (n: number) => number; start: (n: number, length: number) => number };
+const compiled = (vm as any).entryOf(program) as { run: (n: number) => number; start: (n: number, length: number, staged: number, flags: number) => number };
 const entry = compiled.run;
 const start = compiled.start;
 
@@ -54,7 +54,7 @@ let k = 0;
 const cases: [string, () => void][] = [
   ['empty wasm call', () => empty(0)],
   ['compiled entry alone (run(0))', () => entry(0)],
-  ['compiled entry alone (start(0, 64))', () => start(0, 64)],
+  ['compiled entry alone (start(0, 64, 0, 0))', () => start(0, 64, 0, 0)],
   ['vm.setContext(64 bytes)', () => vm.setContext(ctx64)],
   ['vm.run(ctx_hash, 64-byte array)', () => vm.run(program, ctx64)],
   ['vm.run(ctx_hash, record in a page)', () => vm.run(program, page, 128, 64)],

@@ -13,9 +13,12 @@ import { HelperAction, type HelperFn, standardHelpers } from './helpers/helpers.
 import { type InterpreterHost, interpreterMethods } from './interpreter/interpret.js';
 import type { BpfMap } from './maps/map.js';
 import { RingBuffer } from './maps/ring-buffer.js';
+import { StartFlags, State } from './memory/layout.js';
 import type { LoadedProgram, LoadOptions, MapRef } from './program.js';
 import { RunStatus, TAIL_CALL } from './run-status.js';
 import { CompiledTier } from './wasm/compiled-tier.js';
+import type { PageStage } from './wasm/page-stage.js';
+import type { CompiledEntry } from './wasm/wasm-tier.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -75,10 +78,11 @@ export class Vm extends CompiledTier implements InterpreterHost {
   /** The program being run. */
   currentProgram: LoadedProgram | undefined;
   private readonly ringBuffers: RingBuffer[];
-  /** Whether each program run here can see the stack (see {@link seesStack}); the last one apart. */
+  /**
+   * Whether each program run here can see the stack (see {@link seesStack}); the last one apart
+   * (`zeroProgram`, `zeroSees`: in compiled-tier.ts, whose `runOne` fills the fast slots from them).
+   */
   private readonly stackUsers = new WeakMap<LoadedProgram, boolean>();
-  private zeroProgram: LoadedProgram | undefined;
-  private zeroSees = true;
   /** Whether frame 0 may hold bytes a run wrote (a fresh stack is zero). */
   private stackDirty = false;
 
@@ -197,6 +201,15 @@ export class Vm extends CompiledTier implements InterpreterHost {
    * (or {@link r0}), the instruction count in {@link insnCount}, a fault in {@link fault}.
    */
   run(program: LoadedProgram, context: Uint8Array = EMPTY, byteOffset = 0, length = context.length - byteOffset): RunStatus {
+    // small, so that it inlines into the caller: the general path is a call of its own
+    if (program === this.fast0) return this.runFast(program, this.fastEntry0 as CompiledEntry, this.fastSees0, context, byteOffset, length);
+    if (program === this.fast1) return this.runFast(program, this.fastEntry1 as CompiledEntry, this.fastSees1, context, byteOffset, length);
+    return this.runGeneral(program, context, byteOffset, length);
+  }
+
+  /** {@link run} of any program, from any state. */
+  private runGeneral(program: LoadedProgram, context: Uint8Array, byteOffset: number, length: number): RunStatus {
+    this.fileProgram = undefined;
     // a program that runs compiled sets its registers in its `start` entry (and copies a staged
     // record there); the interpreter reads them from the register file
     const hot = program === this.hotProgram || (this.memory !== undefined && this.entryOf(program) !== undefined);
@@ -247,10 +260,53 @@ export class Vm extends CompiledTier implements InterpreterHost {
     return status;
   }
 
-  /** Runs a program, and the programs it tail-calls. */
-  private execute(program: LoadedProgram, fresh: number, staged: number): RunStatus {
+  /**
+   * {@link run} of a program of the fast slots (fast0, fast1): compiled, its entry and whether it
+   * can write the stack known, so what is left is the context (a staged record is copied by
+   * `start`), and `start` zeroes frame 0 when the last run could have written it and stores
+   * every register unless the register file holds this program's start values (fileProgram).
+   * Same outcome as `run`'s general path.
+   */
+  private runFast(program: LoadedProgram, entry: CompiledEntry, sees: boolean, context: Uint8Array, byteOffset: number, length: number): RunStatus {
+    const stage = this.stage as PageStage;
+    const staged = stage.on && length > 16 && length <= this.contextBuffer.length ? stage.locate(context, byteOffset, length) : 0;
+    if (staged === 0) this.setContext(context, byteOffset, length);
+    const flags = (this.stackDirty ? StartFlags.zeroFrame : 0) | (program === this.fileProgram ? 0 : StartFlags.full);
+    this.stackDirty = sees;
+    this.tailCalls = 0;
+    this.faultValue = undefined;
+    this.pendingFault = undefined;
+    this.currentProgram = program;
+    if (this.maps.length > 0) this.syncMapRegions();
+    const c = this.tierCounters;
+    c.compiledRuns++;
+    c.fastRuns++;
+    let status: number;
+    if (entry.start(0, length, staged, flags) === 0) {
+      const S = this.runState;
+      this.insnCount = S[State.n / 4] as number;
+      this.lastPc = S[State.pc / 4] as number;
+      this.lastProgram = program;
+      this.frame = 0;
+      this.fileProgram = program;
+      status = RunStatus.ok;
+    } else {
+      this.fileProgram = undefined;
+      status = this.stopped(program);
+      if (status === TAIL_CALL) {
+        const target = this.tailTarget as LoadedProgram;
+        this.tailTarget = undefined;
+        status = this.execute(target, -1, 0, this.insnCount);
+      }
+    }
+    const rbs = this.ringBuffers;
+    for (let i = 0; i < rbs.length; i++) (rbs[i] as RingBuffer).abandonOutstanding();
+    return status as RunStatus;
+  }
+
+  /** Runs a program, and the programs it tail-calls (`n`: instructions counted before it). */
+  private execute(program: LoadedProgram, fresh: number, staged: number, n = 0): RunStatus {
     let prog = program;
-    let n = 0;
     let length = fresh;
     for (;;) {
       const status = this.runOne(prog, n, length, staged);

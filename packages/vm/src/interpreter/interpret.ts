@@ -13,7 +13,11 @@ import type { LoadedProgram } from '../program.js';
 import { RunStatus, TAIL_CALL } from '../run-status.js';
 import { mul64, sdivmod64, udivmod64, wide } from '../wide.js';
 
-/** The part of the VM the interpreter uses (`Vm` implements it; see vm.ts for each member). */
+/**
+ * The part of the VM the interpreter uses (`Vm` implements it; the memory model's members —
+ * registers, regions, faults, `conclude` — are documented in memory/vm-memory.ts, the frames,
+ * helper table and tail calls in vm.ts).
+ */
 export interface InterpreterHost extends HelperHost {
   readonly budget: number;
   /** First accessible byte of each region (the stack: the bottom of the current frame). */
@@ -90,6 +94,32 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
           pc++;
           w = INSN[pc] as number;
           if (x !== IMM[pc] || h !== (IMM[pc] as number) >> 31) {
+            pc = pc + 1 + (w >> 16);
+            if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+          } else pc++;
+          continue;
+        }
+        case 147: { // addImmAddImmJneImm: rA += imm; rB += imm2; if rB != imm3 goto
+          const d = (w >> 8) & 15;
+          const k = IMM[pc] as number;
+          const x = ((L[d] as number) + k) | 0;
+          H[d] = ((H[d] as number) + (k >> 31) + (x >>> 0 < k >>> 0 ? 1 : 0)) | 0;
+          L[d] = x;
+          pc++;
+          w = INSN[pc] as number;
+          const d2 = (w >> 8) & 15;
+          const k2 = IMM[pc] as number;
+          const y = ((L[d2] as number) + k2) | 0;
+          const h = ((H[d2] as number) + (k2 >> 31) + (y >>> 0 < k2 >>> 0 ? 1 : 0)) | 0;
+          L[d2] = y;
+          H[d2] = h;
+          n += 2;
+          pc++;
+          w = INSN[pc] as number;
+          if (y !== IMM[pc] || h !== (IMM[pc] as number) >> 31) {
             pc = pc + 1 + (w >> 16);
             if (n > budget) {
               status = RunStatus.budgetExhausted;

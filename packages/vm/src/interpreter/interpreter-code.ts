@@ -4,11 +4,11 @@ import { InternalOp } from '../internal-op.js';
  * The interpreter's dense instruction ids. The predecoder gives every slot one id that names
  * exactly one behaviour (`add64Imm`, `jneReg`, `ldxb`, …), so the interpreter's single `switch`
  * has no second dispatch inside a case and V8 compiles it to one jump table. The `switch` in
- * vm.ts spells these ids as numeric literals (a non-literal `case` label would turn the rest of
+ * interpret.ts spells these ids as numeric literals (a non-literal `case` label would turn the rest of
  * the switch into a chain of comparisons); its comments name them.
  *
  * Ids {@link Code.addImmJneImm} to {@link Code.addImmJltReg} are superinstructions: common pairs of adjacent
- * instructions executed by one case. Only the first slot of a pair gets the fused id; the
+ * instructions executed by one case ({@link Code.addImmAddImmJneImm} a triple). Only the first slot of a pair gets the fused id; the
  * second keeps its own, so a jump into the middle of a pair still runs it alone. A fused case
  * counts two instructions and stops exactly where the pair would (a fault in the first half
  * leaves the pc and count of the first).
@@ -179,6 +179,12 @@ export const Code = {
    * iteration, or the end of the loop), reached from `exit` when the frame's return is marked.
    */
   loopNext: 146,
+  /**
+   * `rA += imm; rB += imm2; if rB != imm3 goto` (a pointer or index stepped beside a counted-down
+   * loop counter: the last three slots of a byte loop): an add-imm followed by a fused
+   * {@link addImmJneImm} pair, one case for the three (the second and third slots keep their codes).
+   */
+  addImmAddImmJneImm: 147,
 } as const;
 export type Code = (typeof Code)[keyof typeof Code];
 
@@ -337,6 +343,10 @@ export function interpreterCode(op: Uint8Array, dst: Uint8Array, src: Uint8Array
       else if (a === Code.ldxw) code[i] = Code.ldxwAdd;
       else if (a === Code.ldxdw) code[i] = Code.ldxdwAdd;
     }
+  }
+  // triples: an add-imm left alone before a fused add-imm + jne-imm pair
+  for (let i = 0; i + 2 < n; i++) {
+    if (code[i] === Code.add64Imm && code[i + 1] === Code.addImmJneImm) code[i] = Code.addImmAddImmJneImm;
   }
   const insn = new Int32Array(n);
   for (let i = 0; i < n; i++) {

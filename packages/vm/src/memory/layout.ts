@@ -55,5 +55,17 @@ export const AbortKind = {
   helper: 16,
 } as const;
 
+/** Flags of a compiled module's `start` entry (its 4th argument; compile-wasm.ts). */
+export const StartFlags = {
+  /** Zero frame 0 (the 512 bytes below the stack top) before the run. */
+  zeroFrame: 1,
+  /**
+   * Store every register on a normal exit from frame 0; without it only those the program may
+   * write (writtenRegisters) and r2: the VM passes it clear when the register file already holds
+   * the others' start values (the same program's last run started fresh and exited normally).
+   */
+  full: 2,
+} as const;
+
 /** The highest budget the compiled tier counts in an i32 (above it the interpreter runs). */
 export const MAX_COMPILED_BUDGET = 0x7f000000;

@@ -25,6 +25,7 @@ import {
   State,
   STATE_ADDR,
 } from './layout.js';
+import { RecordCopy } from './record-copy.js';
 import { createWasmMemory, type WasmMemory } from './wasm-api.js';
 
 /**
@@ -73,14 +74,8 @@ export class VmMemory {
   protected contextBuffer = new Uint8Array(256);
   /** {@link contextBuffer} as 32-bit words (its length rounded down), for copying records by words. */
   private contextWords = new Int32Array(this.contextBuffer.buffer, 0, 64);
-  /**
-   * Word views of the last two buffers records came from (a reader's pages: one pool per CPU),
-   * so copying a record into the context allocates nothing.
-   */
-  private sourceBuffer0: ArrayBufferLike | undefined;
-  private sourceWords0: Int32Array<ArrayBufferLike> = new Int32Array(0);
-  private sourceBuffer1: ArrayBufferLike | undefined;
-  private sourceWords1: Int32Array<ArrayBufferLike> = new Int32Array(0);
+  /** Copies records into the context in JavaScript (record-copy.ts), its sources cached. */
+  private readonly recordCopy = new RecordCopy();
   /** The stack as 8-byte words (zeroing frame 0 per run: one `fill`). */
   protected stackWords: Float64Array;
 
@@ -274,46 +269,8 @@ export class VmMemory {
         this.addRegion(CONTEXT_REGION, this.contextBuffer, 'context');
       }
     }
-    const buf = this.contextBuffer;
-    // a byte loop only for the smallest records: per byte it re-checks both arrays (measured:
-    // a 64-byte copy took longer than the 15-instruction program it fed); a record inside a
-    // larger buffer (a page), 4-byte aligned as ring-buffer records are, goes word by word
-    // through a cached view of its buffer: `subarray` would allocate a view per event
-    if (n <= 16) {
-      for (let i = 0; i < n; i++) buf[i] = context[byteOffset + i] as number;
-    } else if (byteOffset === 0 && n === context.length) {
-      buf.set(context);
-    } else {
-      const at = context.byteOffset + byteOffset;
-      const words = (at & 3) !== 0 ? undefined : this.wordsOf(context.buffer);
-      const w = (n + 3) >> 2;
-      const s = at >> 2;
-      if (words !== undefined && s + w <= words.length && w <= this.contextWords.length) {
-        const dst = this.contextWords;
-        // four words a step (measured: about a third faster than one a step on 64 bytes)
-        let i = 0;
-        for (; i + 4 <= w; i += 4) {
-          dst[i] = words[s + i] as number;
-          dst[i + 1] = words[s + i + 1] as number;
-          dst[i + 2] = words[s + i + 2] as number;
-          dst[i + 3] = words[s + i + 3] as number;
-        }
-        for (; i < w; i++) dst[i] = words[s + i] as number;
-      } else buf.set(context.subarray(byteOffset, byteOffset + n));
-    }
+    this.recordCopy.copy(this.contextBuffer, this.contextWords, context, byteOffset, n);
     this.regionLength[CONTEXT_REGION] = n;
-  }
-
-  /** A word view of `buffer` from the two-entry cache (undefined for a buffer it cannot view). */
-  private wordsOf(buffer: ArrayBufferLike): Int32Array<ArrayBufferLike> | undefined {
-    if (buffer === this.sourceBuffer0) return this.sourceWords0;
-    if (buffer === this.sourceBuffer1) return this.sourceWords1;
-    if (buffer.byteLength < 64) return undefined;
-    this.sourceBuffer1 = this.sourceBuffer0;
-    this.sourceWords1 = this.sourceWords0;
-    this.sourceBuffer0 = buffer;
-    this.sourceWords0 = new Int32Array(buffer, 0, buffer.byteLength >> 2);
-    return this.sourceWords0;
   }
 
   /**

@@ -14,6 +14,7 @@ import {
   REG_LO_ADDR,
   STACK_ADDR,
   STACK_BYTES,
+  StartFlags,
   State,
   STATE_ADDR,
 } from '../memory/layout.js';
@@ -97,10 +98,41 @@ const HELPER_FUNC = 0;
 const RUN_FUNC = 1;
 const FIRST_BPF_FUNC = 2;
 const ABORT_GLOBAL = 0;
+/**
+ * 1 when a normal exit from frame 0 must store every register; 0 (a `start` with
+ * {@link StartFlags.full} clear) when only those the entry function may write (see
+ * {@link writtenRegisters}): the VM knows the register file already holds the others' start values.
+ */
+const FULL_GLOBAL = 1;
 
 const STACK_TOP = STACK_BYTES;
 const NONE: ReadonlySet<number> = new Set();
 const NO_SITES: ReadonlyMap<number, number> = new Map();
+
+/**
+ * Registers some instruction of `p` may write (a superset of what its entry function writes):
+ * the destination of every ALU, load and `lddw`, the source of an atomic fetch, r0 of a
+ * compare-and-exchange, r0..r5 for any call (helper, BPF-to-BPF, `callx`, bpf_loop), and r0.
+ * A register outside it keeps the value it entered frame 0 with until the exit, so a `start`
+ * run need not store it when the register file already holds its start value.
+ */
+export function writtenRegisters(p: LoadedProgram): Set<number> {
+  const { op: OP, dst: DST, src: SRC, imm: IMM } = p;
+  const out = new Set<number>([0]);
+  for (let i = 0; i < p.length; i++) {
+    const o = OP[i] as number;
+    const cls = o & 0x07;
+    if (o === 0x85 || o === InternalOp.callLocal || o === InternalOp.callReg) {
+      for (let r = 0; r <= 5; r++) out.add(r);
+    } else if (o === 0xc3 || o === 0xdb) {
+      const k = IMM[i] as number;
+      if (k === 0xf1) out.add(0);
+      else if ((k & 1) !== 0) out.add(SRC[i] as number);
+    } else if (cls === 0x00 || cls === 0x01 || cls === 0x04 || cls === 0x07) out.add(DST[i] as number);
+    if (o === InternalOp.loadImm64) i++;
+  }
+  return out;
+}
 
 /** The base register and size of the memory access at `i`, if it is one. */
 function accessOfInsn(o: number, dst: number, src: number): { base: number; size: number } | undefined {
@@ -353,6 +385,8 @@ export function compileToWasm(p: LoadedProgram): WasmCompileResult {
     funcBlocks.push(blocks);
   }
 
+  const written = writtenRegisters(p);
+  written.add(2);
   const bodies: FuncBody[] = [];
   for (let f = 0; f < funcEntries.length; f++) {
     bodies.push(emitFunction(funcEntries[f] as number, funcBlocks[f] as number[]));
@@ -361,6 +395,7 @@ export function compileToWasm(p: LoadedProgram): WasmCompileResult {
   // run(n0) -> aborted: r0..r9 from the register file, frame 0
   const run = new ByteWriter();
   run.byte(Op.i32Const).s32(0).byte(Op.globalSet).u32(ABORT_GLOBAL);
+  run.byte(Op.i32Const).s32(1).byte(Op.globalSet).u32(FULL_GLOBAL);
   for (let r = 0; r < 10; r++) {
     run.byte(Op.i32Const).s32(0).byte(Op.i64Load32U).u32(0).u32(REG_LO_ADDR + 4 * r);
     run.byte(Op.i32Const).s32(0).byte(Op.i64Load32U).u32(0).u32(REG_HI_ADDR + 4 * r);
@@ -370,11 +405,20 @@ export function compileToWasm(p: LoadedProgram): WasmCompileResult {
   for (let k = 0; k < 7; k++) run.byte(Op.drop);
   run.byte(Op.globalGet).u32(ABORT_GLOBAL);
 
-  // start(n0, length, src) -> aborted: a fresh run, frame 0, the registers set here instead of
-  // read from the register file (r1 = the context, r2 = its length, the rest 0): the VM writes
-  // none. src != 0: the record is staged at linear address src (Vm.stage): copied into the
-  // context region here, by memory.copy, instead of by the VM in JavaScript
+  // start(n0, length, src, flags) -> aborted: a fresh run, frame 0, the registers set here
+  // instead of read from the register file (r1 = the context, r2 = its length, the rest 0): the
+  // VM writes none. It sets the context's length in the region table and frame 0's lowest byte.
+  // src != 0: the record is staged at linear address src (Vm.stage): copied into the context
+  // region here, by memory.copy, instead of by the VM in JavaScript. flags: StartFlags
   const start = new ByteWriter();
+  start.byte(Op.i32Const).s32(0).byte(Op.localGet).u32(1).byte(Op.i32Store).u32(2).u32(LEN_ADDR + 4 * CONTEXT_REGION);
+  start.byte(Op.i32Const).s32(0).byte(Op.i32Const).s32(STACK_TOP - STACK_FRAME_SIZE).byte(Op.i32Store).u32(2).u32(LOW_ADDR + 4 * STACK_REGION);
+  start.byte(Op.localGet).u32(3).byte(Op.i32Const).s32(StartFlags.zeroFrame).byte(Op.i32And);
+  start.byte(Op.if).byte(BLOCK_VOID);
+  start.byte(Op.i32Const).s32(STACK_ADDR + STACK_TOP - STACK_FRAME_SIZE).byte(Op.i32Const).s32(0).byte(Op.i32Const).s32(STACK_FRAME_SIZE);
+  start.byte(0xfc).u32(OpFc.memoryFill).byte(0x00);
+  start.byte(Op.end);
+  start.byte(Op.localGet).u32(3).byte(Op.i32Const).s32(StartFlags.full).byte(Op.i32And).byte(Op.globalSet).u32(FULL_GLOBAL);
   start.byte(Op.localGet).u32(2);
   start.byte(Op.if).byte(BLOCK_VOID);
   start.byte(Op.i32Const).s32(0).byte(Op.i32Load).u32(2).u32(BASE_ADDR + 4 * CONTEXT_REGION);
@@ -397,11 +441,14 @@ export function compileToWasm(p: LoadedProgram): WasmCompileResult {
       { params: [ValType.i32, ValType.i32, ValType.i32], results: [ValType.i32] },
       { params: [...i64x10, ValType.i32, ValType.i32], results: [...i64x10.slice(0, 6), ValType.i32] },
       { params: [ValType.i32], results: [ValType.i32] },
-      { params: [ValType.i32, ValType.i32, ValType.i32], results: [ValType.i32] },
+      { params: [ValType.i32, ValType.i32, ValType.i32, ValType.i32], results: [ValType.i32] },
     ],
     importFuncs: [{ module: 'vm', name: 'helper', typeIndex: 0 }],
     importMemory: { module: 'vm', name: 'memory', minPages: 1 },
-    globals: [{ type: ValType.i32, mutable: true, init: 0 }],
+    globals: [
+      { type: ValType.i32, mutable: true, init: 0 },
+      { type: ValType.i32, mutable: true, init: 1 },
+    ],
     funcs: [{ typeIndex: 2, locals: [], code: run }, ...bodies, { typeIndex: 3, locals: [], code: start }],
     exports: [
       { name: 'run', funcIndex: RUN_FUNC },
@@ -546,7 +593,13 @@ export function compileToWasm(p: LoadedProgram): WasmCompileResult {
     // normal return (exit): frame 0 leaves every register, the pc and the count for the VM
     w.byte(Op.localGet).u32(FRAME).byte(Op.i32Eqz);
     open(Op.if, 'if');
-    storeRegs(0, 10);
+    for (let r = 0; r <= 10; r++) if (written.has(r)) storeRegs(r, r);
+    if (written.size < 11) {
+      w.byte(Op.globalGet).u32(FULL_GLOBAL);
+      open(Op.if, 'if');
+      for (let r = 0; r <= 10; r++) if (!written.has(r)) storeRegs(r, r);
+      close();
+    }
     storeState(State.pc, PC);
     storeState(State.n, N);
     close();
@@ -878,7 +931,7 @@ export function compileToWasm(p: LoadedProgram): WasmCompileResult {
         close(); // if
       }
       fastSites = undefined;
-      // count the fast entries where tests can see them (wasm-layout.ts)
+      // count the fast entries where tests can see them (memory/layout.ts)
       i32c(0);
       i32c(0);
       mem(Op.i32Load, FAST_LOOPS_ADDR);

@@ -2,7 +2,7 @@ import { MAX_FRAMES } from '../address.js';
 import { callbackEntries, mayCallLoop } from '../callbacks.js';
 import { HelperAction, type HelperFn, type HelperHost } from '../helpers/helper-fn.js';
 import { HelperId } from '../helper-ids.js';
-import { AbortKind, MAX_COMPILED_BUDGET, MAX_REGIONS, State } from '../memory/layout.js';
+import { AbortKind, MAX_COMPILED_BUDGET, MAX_REGIONS, StartFlags, State } from '../memory/layout.js';
 import { VmMemory } from '../memory/vm-memory.js';
 import { hasWebAssembly } from '../memory/wasm-api.js';
 import type { LoadedProgram } from '../program.js';
@@ -22,6 +22,8 @@ export interface TierCounters {
   /** Runs (and tail-called programs) executed by each tier. */
   compiledRuns: number;
   interpretedRuns: number;
+  /** Of the compiled runs, those that took the short path (one of the last two programs run compiled to a normal exit). */
+  fastRuns: number;
   /** Why the last program fell back to the interpreter. */
   lastFallbackReason: string | undefined;
 }
@@ -52,6 +54,7 @@ export abstract class CompiledTier extends VmMemory {
     compiledInstructions: 0,
     compiledRuns: 0,
     interpretedRuns: 0,
+    fastRuns: 0,
     lastFallbackReason: undefined,
   };
   /** Pages of the trace feed staged in linear memory (compiled tier; see stageRecords). */
@@ -61,6 +64,29 @@ export abstract class CompiledTier extends VmMemory {
   /** The last program run compiled and its entry (skips the WeakMap on the per-event path). */
   protected hotProgram: LoadedProgram | undefined;
   protected hotEntry: CompiledEntry | undefined;
+  /**
+   * The last program `run` was called with and whether it can write the stack (vm.ts sets them:
+   * its frame-0 zeroing; read here to fill the fast slots).
+   */
+  protected zeroProgram: LoadedProgram | undefined;
+  protected zeroSees = true;
+  /**
+   * The last two programs that ran fresh on the compiled tier to a normal exit, with their entry
+   * and whether they can write the stack: their runs take `Vm.runFast` (two, so that a spec
+   * whose programs alternate on one VM — runqlat's wakeup and switch — takes it too).
+   */
+  protected fast0: LoadedProgram | undefined;
+  protected fastEntry0: CompiledEntry | undefined;
+  protected fastSees0 = true;
+  protected fast1: LoadedProgram | undefined;
+  protected fastEntry1: CompiledEntry | undefined;
+  protected fastSees1 = true;
+  /**
+   * The program whose fresh compiled run last exited normally, when nothing ran since: the
+   * register file then holds the start values of every register it cannot write
+   * (compile-wasm.ts, writtenRegisters), so its next `start` stores only the others.
+   */
+  protected fileProgram: LoadedProgram | undefined;
 
   /**
    * Creates the linear memory (the memory model's {@link createMemory}) when compiled code can
@@ -149,14 +175,32 @@ export abstract class CompiledTier extends VmMemory {
     this.hotProgram = prog;
     this.hotEntry = entry;
     const S = this.runState;
-    if ((fresh >= 0 ? entry.start(n, fresh, staged) : entry.run(n)) === 0) {
+    if ((fresh >= 0 ? entry.start(n, fresh, staged, StartFlags.full) : entry.run(n)) === 0) {
       // exit from frame 0: what conclude does for a run without a fault
       this.insnCount = S[State.n / 4] as number;
       this.lastPc = S[State.pc / 4] as number;
       this.lastProgram = prog;
       this.frame = 0;
+      if (fresh >= 0) {
+        this.fileProgram = prog;
+        if (prog !== this.fast0 && prog === this.zeroProgram) {
+          // the newest first (a program in slot 1 swaps places with slot 0)
+          this.fast1 = this.fast0;
+          this.fastEntry1 = this.fastEntry0;
+          this.fastSees1 = this.fastSees0;
+          this.fast0 = prog;
+          this.fastEntry0 = entry;
+          this.fastSees0 = this.zeroSees;
+        }
+      }
       return RunStatus.ok;
     }
+    return this.stopped(prog);
+  }
+
+  /** After compiled code returned 1: the fault, the budget, a helper's exit or a tail call. */
+  protected stopped(prog: LoadedProgram): number {
+    const S = this.runState;
     this.faultBase = -1;
     this.faultSize = 0;
     this.faultMsg = '';

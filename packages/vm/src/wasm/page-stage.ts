@@ -22,7 +22,12 @@ export class PageStage {
   on = false;
   private bytes: Uint8Array = new Uint8Array(0);
   private readonly source: (Uint8Array | undefined)[] = new Array(WINDOWS).fill(undefined);
-  /** Per slot: the window's first and end byte in its source's buffer, and linear address - first. */
+  /**
+   * Per slot: the window's first and end byte as indexes of its source array (the first may be
+   * negative: a window starts at the 4 KiB boundary of the buffer, which can lie before the
+   * array's byte 0), and linear address - first. Indexes of the array, not of its buffer, so a
+   * hit reads no `byteOffset` (a getter that is not inlined: ~11-20 ns a read in Node 20).
+   */
   private readonly from: number[] = new Array(WINDOWS).fill(0);
   private readonly to: number[] = new Array(WINDOWS).fill(0);
   private readonly delta: number[] = new Array(WINDOWS).fill(0);
@@ -58,34 +63,35 @@ export class PageStage {
   locate(context: Uint8Array, byteOffset: number, length: number): number {
     // keyed by the array object, not only its buffer: a reader that decodes into a new view of a
     // reused buffer (a decompressor's heap) makes a new key
-    const at = context.byteOffset + byteOffset;
-    const end = at + length;
+    const end = byteOffset + length;
     const source = this.source;
     const from = this.from;
     const to = this.to;
     // the window of the last hit first: a page's records come one after the other
     let k = this.last;
-    if (source[k] === context && at >= (from[k] as number) && end <= (to[k] as number)) return (this.delta[k] as number) + at;
+    if (source[k] === context && byteOffset >= (from[k] as number) && end <= (to[k] as number)) return (this.delta[k] as number) + byteOffset;
     for (k = 0; k < WINDOWS; k++) {
-      if (source[k] === context && at >= (from[k] as number) && end <= (to[k] as number)) {
+      if (source[k] === context && byteOffset >= (from[k] as number) && end <= (to[k] as number)) {
         this.last = k;
-        return (this.delta[k] as number) + at;
+        return (this.delta[k] as number) + byteOffset;
       }
     }
     const buffer = context.buffer;
     if (buffer === this.own) return 0;
+    const base = context.byteOffset;
+    const at = base + byteOffset;
     const start = at - (at % 4096);
     const stop = Math.min(start + WINDOW_BYTES, buffer.byteLength);
-    if (end > stop) return 0;
+    if (at < 0 || at + length > stop) return 0;
     k = this.next;
     this.next = (k + 1) % WINDOWS;
     this.bytes.set(new Uint8Array(buffer, start, stop - start), k * WINDOW_BYTES);
     source[k] = context;
-    from[k] = start;
-    to[k] = stop;
-    this.delta[k] = this.addr + k * WINDOW_BYTES - start;
+    from[k] = start - base;
+    to[k] = stop - base;
+    this.delta[k] = this.addr + k * WINDOW_BYTES - (start - base);
     this.last = k;
     this.staged++;
-    return (this.delta[k] as number) + at;
+    return (this.delta[k] as number) + byteOffset;
   }
 }

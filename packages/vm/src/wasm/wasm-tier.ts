@@ -7,11 +7,12 @@ import { compileToWasm } from './compile-wasm.js';
  * pc 0 with `startCount` instructions counted and r0..r9 from the register file (a tail call's
  * target); `start`, a fresh run with r1 = the context, r2 = `length` and the rest 0, no
  * register file read, and, when `staged` is not 0, the context first copied (`length` bytes)
- * from that linear address (a record of a page staged in the VM's memory).
+ * from that linear address (a record of a page staged in the VM's memory); `flags` are
+ * `StartFlags` (compile-wasm.ts): zero frame 0 first, store every register on exit.
  */
 export interface CompiledEntry {
   run: (startCount: number) => number;
-  start: (startCount: number, length: number, staged: number) => number;
+  start: (startCount: number, length: number, staged: number, flags: number) => number;
 }
 
 /** A compiled module, shared by every VM that runs the same program bytes. */
