@@ -104,6 +104,8 @@ export interface Assignment {
   desiredState: 'running' | 'stopped';
   /** A program pinning providers: the release each pin resolves to now (`io@1.1.0`); a change restarts the target through it. */
   providers?: string[];
+  /** The tenant's compat setting: also refuse a read of a plain `char` field whose signedness changed. */
+  strictCharSign?: true;
 }
 
 export type PollResult = { notModified: true; etag: string; pollAfterSeconds: number } | { notModified: false; etag: string; pollAfterSeconds: number; assignments: Assignment[] };
@@ -120,6 +122,7 @@ const assignmentShape = obj({
   options: opt(rec(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, str(40, /^(true|false|-?\d+)$/), 64)),
   desiredState: oneOf('running', 'stopped'),
   providers: opt(arr(str(200), 64)),
+  strictCharSign: opt(oneOf(true)),
 });
 const pollShape = either(
   obj({ notModified: oneOf(true), etag: str(256), pollAfterSeconds: num(0, 86_400) }),

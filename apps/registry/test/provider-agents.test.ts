@@ -36,6 +36,24 @@ describe.each(backends)('providers and agents on %s', (backend) => {
     return { t, pinning, plain, deploymentId: d.deployment.id, polls: { pinning: await first(pinning), plain: await first(plain) } };
   }
 
+  describe.skipIf(skip)("agent.poll carries the tenant's compat setting", () => {
+    it('strict-char-sign on: every agent of the tenant gets it (a new answer), another tenant none; off again: the first answer', async () => {
+      const a = await tenantWith('io');
+      const b = await tenantWith('io');
+      expect(a.polls.plain.assignments.map((x) => Object.hasOwn(x, 'strictCharSign'))).toEqual([false]);
+      await a.t.owner.compat.setSettings({ strictCharSign: true });
+      for (const agent of ['pinning', 'plain'] as const) {
+        const r = await a[agent].caller.agent.poll({ etag: a.polls[agent].etag });
+        expect(r.notModified).toBe(false);
+        expect(r.notModified === false && r.assignments.map((x) => x.strictCharSign)).toEqual([true]);
+      }
+      expect((await b.plain.caller.agent.poll({ etag: b.polls.plain.etag })).notModified).toBe(true);
+      await a.t.owner.compat.setSettings({ strictCharSign: false });
+      const off = await a.plain.caller.agent.poll();
+      expect(off.etag).toBe(a.polls.plain.etag);
+    });
+  });
+
   describe.skipIf(skip)('agent.poll follows provider releases', () => {
     it("lists the release a pin resolves to; a tenant's release or yank changes only its pinning agents' answers", async () => {
       const a = await tenantWith('io');

@@ -1,4 +1,5 @@
-import { profileFormat } from '@probeyard/compat';
+import { profileFormat, profileOfFormatSet, readProgramSpec } from '@probeyard/compat';
+import { buildEventFormatSet, parseEventFormat } from '@probeyard/formats';
 import { describe, expect, it } from 'vitest';
 import { asmSpec, exampleSpec, fixtureProfile, recordOf } from '../test/fixtures.js';
 import { DEFAULT_STACK_TRACE_ENTRIES, loadedMaxEntries, loadForProfile, loadSpec, mapMemoryBytes } from './load-spec.js';
@@ -38,6 +39,20 @@ describe('loadForProfile', () => {
     expect(out.reasons).toHaveLength(1);
     expect(out.reasons[0]).toMatchObject({ kind: 'became-dynamic', program: 'count_forks', event: 'sched/sched_process_fork', field: 'parent_comm' });
     expect(out.reasons[0]!.text).toContain('parent_comm');
+  });
+
+  it("refuses a plain char read whose signedness changed only with strictCharSign (a tenant's compat setting)", async () => {
+    const header = `\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n`;
+    const kernelText = `name: ev\nID: 500\nformat:\n${header}\n\tfield:char flag;\toffset:8;\tsize:1;\tsigned:0;\n\nprint fmt: "%d", REC->flag\n`;
+    const builtText = kernelText.replace('size:1;\tsigned:0;\n\nprint', 'size:1;\tsigned:1;\n\nprint');
+    expect(builtText).not.toBe(kernelText);
+    const spec = await readProgramSpec(new TextEncoder().encode('.license "GPL"\n.section tracepoint/test/ev\nmain:\n  r0 = *(u8 *)(r1 + ev.flag)\n  exit\n'), { buildFormats: [parseEventFormat(builtText, { system: 'test' })] });
+    const profile = profileOfFormatSet(await buildEventFormatSet([{ path: 'events/test/ev/format', text: kernelText }]), 'events-tree', { complete: true });
+    const lenient = loadForProfile(spec, profile);
+    expect(lenient.ok, JSON.stringify(lenient.ok ? lenient.status : lenient.status === "refused" ? lenient.reasons : lenient.fault)).toBe(true);
+    const strict = loadForProfile(spec, profile, { strictCharSign: true });
+    if (strict.ok || strict.status !== 'refused') throw new Error(strict.status);
+    expect(strict.reasons.map((r) => [r.kind, r.field])).toEqual([['signedness-changed', 'flag']]);
   });
 
   it('refuses a program whose event the kernel lacks (event-missing)', async () => {

@@ -329,6 +329,8 @@ export type LoadForProfileOptions = Omit<LoadSpecOptions, 'eventIds' | 'formatOf
   eventIds?: ReadonlyMap<string, number>;
   /** The providers a compiled program's provider probes (`provider/proc/fork`) resolve through (the versions it pins). */
   providers?: readonly ProviderDefinition[];
+  /** Also refuse a read of a plain `char` field whose signedness changed (packages/compat `CompatOptions`). */
+  strictCharSign?: boolean;
 };
 
 /**
@@ -338,7 +340,10 @@ export type LoadForProfileOptions = Omit<LoadSpecOptions, 'eventIds' | 'formatOf
  * or `failed` with the instruction of a load fault. Never throws for a program that does not fit.
  */
 export function loadForProfile(spec: ProgramSpec, profile: KernelProfile, options: LoadForProfileOptions = {}): LoadOutcome {
-  const verdict = checkCompat(spec, profile, options.providers !== undefined ? { providers: options.providers } : {});
+  const verdict = checkCompat(spec, profile, {
+    ...(options.providers !== undefined ? { providers: options.providers } : {}),
+    ...(options.strictCharSign !== undefined ? { strictCharSign: options.strictCharSign } : {}),
+  });
   if (verdict.relocated === undefined) {
     const reasons = verdict.reasons.map((r) => {
       const out: Refusal = { kind: r.kind, program: r.program, event: r.event, text: r.text };
@@ -358,7 +363,7 @@ export function loadForProfile(spec: ProgramSpec, profile: KernelProfile, option
       if (f) eventIds.set(key, f.id);
     }
   }
-  const { providers: _definitions, ...loadOptions } = options;
+  const { providers: _definitions, strictCharSign: _strict, ...loadOptions } = options;
   try {
     const loaded = loadSpec(relocated, { ...loadOptions, eventIds, formatOf: (event) => profileFormat(profile, event), ...(verdict.providers !== undefined ? { providers: verdict.providers } : {}) });
     const changes = verdict.programs.flatMap((p) => p.changes.map((c) => `${p.program}: ${c}`));

@@ -170,9 +170,10 @@ export class TargetManager {
         if (t.phase !== 'stopped') this.stop(t, 'stopped', 'stopped: the deployment was stopped (or the agent no longer matches its selector)', { code: 'stopped' });
         continue;
       }
-      if (t && (t.assignment.digest !== a.digest || providersKey(t.assignment) !== providersKey(a))) {
-        // another version, or (a script pinning providers) another provider release: a new run
-        // through it; the old run's outputs since the last flush still go out, once
+      if (t && (t.assignment.digest !== a.digest || providersKey(t.assignment) !== providersKey(a) || (t.assignment.strictCharSign ?? false) !== (a.strictCharSign ?? false))) {
+        // another version, (a script pinning providers) another provider release, or the tenant's
+        // compat setting changed: a new run through it; the old run's outputs since the last flush
+        // still go out, once
         if (t.attached && !t.attached.detached) {
           t.finalOwed = true;
           this.retired.push(t);
@@ -249,7 +250,7 @@ export class TargetManager {
     if (artifact.providers && objectProviders === undefined) {
       // a script pinning providers: compiled and checked for this node's kernel through the
       // releases the registry resolves now; what runs is the verdict's spec
-      const r = await resolveThroughProviders(artifact.providers.bytes, artifact.providers.definitions, profile.kernel);
+      const r = await resolveThroughProviders(artifact.providers.bytes, artifact.providers.definitions, profile.kernel, a.strictCharSign === true);
       if (this.targets.get(t.id) !== t || t.phase !== 'loading') return;
       if (!r.ok) {
         this.refuse(t, r.status, r.reasons, profile);
@@ -282,6 +283,8 @@ export class TargetManager {
       ...(this.limits.instructionBudget !== undefined ? { budget: this.limits.instructionBudget } : {}),
       outputs: { maxOutputs: this.limits.maxEventsPerFlush ?? 10_000, maxBytes: this.limits.maxEventBytesPerFlush ?? 1024 * 1024 },
       ...(objectProviders !== undefined ? { providers: objectProviders } : {}),
+      // the tenant's compat setting: the node refuses what the tenant's matrix refuses
+      ...(a.strictCharSign ? { strictCharSign: true } : {}),
     });
     if (!outcome.ok) {
       if (outcome.status === 'refused') {
@@ -531,7 +534,7 @@ function providersKey(a: Assignment): string {
  * relocated where the same implementations apply, compiled through others where the kernel needs
  * them, refused (`provider-unresolved`, each implementation's reason) where none applies.
  */
-export async function resolveThroughProviders(bytes: Uint8Array, providers: readonly ProviderDefinition[], kernel: KernelProfile): Promise<ProviderResolution> {
+export async function resolveThroughProviders(bytes: Uint8Array, providers: readonly ProviderDefinition[], kernel: KernelProfile, strictCharSign = false): Promise<ProviderResolution> {
   const reason = (text: string): RefusalReason[] => [{ kind: 'provider-unresolved', program: '', event: '', text }];
   let source: string;
   try {
@@ -544,7 +547,7 @@ export async function resolveThroughProviders(bytes: Uint8Array, providers: read
   if (!build.ok) return { ok: false, status: 'incompatible', reasons: reason(`the script does not compile through ${names} for the formats it was published against: ${formatDiagnostics(build.source, build.diagnostics).trimEnd()}`) };
   let v: Verdict;
   try {
-    v = await checkScriptCompat(source, build, kernel, { providers });
+    v = await checkScriptCompat(source, build, kernel, { providers, strictCharSign });
   } catch (e) {
     if (!isCompatError(e)) throw e;
     return { ok: false, status: 'incompatible', reasons: reason(e.message) };

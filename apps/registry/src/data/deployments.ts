@@ -229,6 +229,11 @@ export interface Assignment {
    * target through the new definitions (`agent.artifact` hands them over). Absent otherwise.
    */
   providers?: string[];
+  /**
+   * The tenant's compat setting (`compat.setSettings`): also refuse a read of a plain `char` field
+   * whose signedness changed, as the tenant's matrix does. Present only when on.
+   */
+  strictCharSign?: true;
 }
 
 function assignmentsSelect(tenantId: string) {
@@ -236,6 +241,7 @@ function assignmentsSelect(tenantId: string) {
     id: true,
     labels: true,
     revokedAt: true,
+    tenant: { select: { strictCharSign: true } },
     targets: {
       where: { tenantId, OR: [{ deployment: { desiredState: 'running' as const } }, { status: { not: 'stopped' as const } }] },
       orderBy: { id: 'asc' as const },
@@ -307,6 +313,7 @@ function toAssignments(agent: AssignmentsRow, resolved: ReadonlyMap<string, stri
       artifactKind: v.artifactKind,
       options: (t.deployment.options ?? {}) as DeploymentOptions,
       desiredState,
+      ...(agent.tenant.strictCharSign ? { strictCharSign: true as const } : {}),
     });
     const pins = pinsOfVersion(v.providerPins);
     if (pins.length > 0) {

@@ -279,7 +279,7 @@ export class FleetState {
         // tenant's own reaches only that tenant; an instance-wide one, any tenant
         if (e.tenantId) this.invalidateTenant(e.tenantId);
         else this.invalidateEveryTenant();
-      } else if (e.action === 'deployment.create' || e.action === 'deployment.stop') {
+      } else if (e.action === 'deployment.create' || e.action === 'deployment.stop' || e.action === 'compat.setSettings') {
         if (e.tenantId) this.invalidateTenant(e.tenantId);
       } else if (e.action === 'agent.revoke') {
         if (e.targetId) this.forgetCredential(e.targetId);

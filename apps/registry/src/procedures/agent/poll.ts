@@ -28,6 +28,8 @@ export const assignmentView = z.object({
    * (`agent.artifact`) and restarts the target through them.
    */
   providers: z.array(z.string()).optional(),
+  /** The tenant checks plain `char` signedness too (its compat setting): the agent's verdict does as its matrix. */
+  strictCharSign: z.literal(true).optional(),
 });
 export const agentPollOutput = z.discriminatedUnion('notModified', [
   z.object({ notModified: z.literal(true), etag: z.string(), pollAfterSeconds: z.number() }),

@@ -57,6 +57,10 @@ export const compatSetSettings = userProcedure('admin')
       });
       return { settings: { strictCharSign: input.strictCharSign }, jobId: job.id };
     });
-    if (r.jobId !== null) ctx.deps.compatJobs?.kick();
+    if (r.jobId !== null) {
+      ctx.deps.compatJobs?.kick();
+      // agents check with the tenant's setting (agent.poll's `strictCharSign`): their answers change
+      ctx.deps.fleet.invalidateTenant(ctx.tenantId);
+    }
     return { settings: { ...r.settings, engine: compatEngineOf(r.settings) }, compatJobId: r.jobId };
   });
