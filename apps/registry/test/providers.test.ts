@@ -158,7 +158,8 @@ describe.each(backends)('providers on %s', (backend) => {
       const before = await h.counts();
       await expect(b.owner.program.publish({ name: 'ioprov', version: '1.0.0', artifact: ioprov() })).rejects.toMatchObject({
         code: 'BAD_REQUEST',
-        message: "publish: program on_done attaches to io:::done, but no provider 'io' is known here (none is published)",
+        // (other tests of this file publish instance-wide providers, which the message lists)
+        message: expect.stringContaining("publish: program on_done attaches to io:::done, but no provider 'io' is known here ("),
       });
       // an io without `done`
       await b.owner.provider.publish({ text: JSON.stringify({ ...JSON.parse(io('1.0.0', false)), probes: { start: JSON.parse(io('1.0.0', false)).probes.done } }) });
