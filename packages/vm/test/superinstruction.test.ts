@@ -111,7 +111,7 @@ describe('superinstructions', () => {
         expect(interp?.regs).toEqual(ref.regs);
         expect(interp?.count).toBe(ref.steps);
       }),
-      { numRuns: 600 },
+      { numRuns: 600, seed: 2211 }, // fixed: the coverage counts below are the same on every run
     );
     console.log(`superinstructions: 600 programs agree (${seen.ok} exited, ${seen.fault} faulted, ${seen.budget} ran out of budget)`);
     // the property must have exercised all three endings

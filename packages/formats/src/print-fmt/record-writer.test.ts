@@ -68,7 +68,7 @@ describe('compileRecordWriter', () => {
           }
         },
       ),
-      { numRuns: 400 },
+      { numRuns: 400, seed: 2217 }, // fixed: the coverage counts below are the same on every run
     );
     expect(written).toBeGreaterThan(50);
     expect(declined).toBeGreaterThan(0); // short records at least
