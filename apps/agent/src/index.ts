@@ -10,7 +10,7 @@ export { type NodeProfile, profileTarball, readLiveProfile, readTraceDatProfile 
 export { writeTar } from './profile/tar.js';
 export { defaultSpoolCapBytes, type NewBatch, type OutputKind, outputKinds, Spool, type SpoolEntry, type SpooledBatch, type SpoolOptions } from './spool/spool.js';
 export { Uploader, type UploaderOptions } from './spool/uploader.js';
-export { AgentMetrics, type FeedSample, type MetricsSources, type SpoolSample, type TargetSample } from './metrics/agent-metrics.js';
+export { AgentMetrics, type FeedSample, type MetricsSources, type ProviderUse, type SpoolSample, type TargetSample } from './metrics/agent-metrics.js';
 export { type Health, type MetricsServer, parseListenAddress, startMetricsServer } from './metrics/metrics-server.js';
 export { type Part, PartLoop, type PartLoopOptions } from './part-loop.js';
 export { type FeedOptions, parseFeedOptions } from './feed-options.js';

@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { entryInteger, keyText, type MapSnapshotJson } from '@probeyard/runtime';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Agent } from '../src/agent.js';
-import { enrolled, examplesDir, latest, startAgent, waitFor } from './support/agents.js';
+import { enrolled, examplesDir, startAgent, waitFor } from './support/agents.js';
 import { blockErrorRecording, completions, io } from './support/block-io.js';
+import { finalSnapshot, onlyCell, providerSeries, targetIn } from './support/deployment-state.js';
 import { startTestRegistry, type TestRegistry } from './support/registry.js';
 
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 600_000 });
@@ -29,8 +30,6 @@ afterAll(async () => {
   await reg?.close();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
-
-type Target = { id: string; status: string; reason: string | null; via: string[]; statusDetail: { code?: string; verdict?: string; refusal?: { kind: string; text: string }[] } | null };
 
 /** A map's entries as key text → integer value. */
 function entries(maps: readonly MapSnapshotJson[], name: string): Map<string, bigint> {
@@ -57,36 +56,28 @@ describe('a C program through a provider, end to end', () => {
     const deploymentId = d.last;
     agent = await startAgent({ state: node.state, feed: { kind: 'file', path: recording, loop: false, pace: 'max' } }, logs);
 
-    const cell = async () => {
-      const m = await api.compat.matrix.query({ name: 'ioprov' });
-      const c = m.cells[0];
-      return c && m.cells.length === 1 && c.engine !== '' ? c : undefined;
-    };
-    const before = await waitFor('the cell on the node’s profile', cell);
+    const before = await waitFor('the cell on the node’s profile', () => onlyCell(reg, 'ioprov'));
     expect(before.verdict).toBe('incompatible');
     expect(before.reasons.map((r) => r.kind)).toContain('provider-unresolved');
-    const shown = async () => (JSON.parse((await reg.cli(['deployments', 'show', deploymentId, '--json'])).out) as { targets: Target[] }).targets;
-    const refused = await waitFor('the target refused', async () => ((await shown())[0]?.status === 'refused' ? (await shown())[0] : undefined));
+    const refused = await waitFor('the target refused', () => targetIn(reg, deploymentId, 'refused'));
     expect(refused.statusDetail).toMatchObject({ code: 'incompatible', refusal: expect.arrayContaining([expect.objectContaining({ kind: 'provider-unresolved', text: expect.stringContaining('block/block_rq_complete has no field errors') })]) });
     expect(agent.feed.passes).toBe(0);
+    expect(await providerSeries(agent)).toEqual([]); // /metrics: it runs through no provider
 
     // the fix: io@1.1.0 adds an implementation for `error`; the object is not republished
     await api.provider.publish.mutate({ text: io('1.1.0', true) });
-    const after = await waitFor('the cell recomputed', async () => {
-      const c = await cell();
-      return c && c.verdict !== 'incompatible' ? c : undefined;
-    });
+    const after = await waitFor('the cell recomputed', () => onlyCell(reg, 'ioprov', (c) => c.verdict !== 'incompatible'));
     // its arguments record differs from the library's io the object was built with (no `sector`): relocated by name
     expect(after.verdict).toBe('relocated');
     expect((after.programs as { via?: string }[]).map((p) => p.via)).toEqual(['io:::done via io@1.1.0, implementation for error']);
-    const running = await waitFor('the target running', async () => ((await shown())[0]?.status === 'running' ? (await shown())[0] : undefined));
+    const running = await waitFor('the target running', () => targetIn(reg, deploymentId, 'running'));
     expect(running.via).toEqual(['io:::done via io@1.1.0, implementation for error']);
+    expect(await providerSeries(agent)).toEqual([
+      `probeyard_agent_target_provider_info{target="${running.id}",program="ioprov",probe="io:::done",provider="io",version="1.1.0",implementation="error"} 1`,
+    ]);
 
     // its maps: every completion counted by error, bytes (nr_sector × 512) by device
-    const snapshot = await waitFor('the final snapshot', async () => {
-      const s = [...latest(await reg.outputs(deploymentId), 'map_snapshot').values()][0];
-      return s && s.eventsSeen === completions.length && agent!.feed.passes === 1 ? s : undefined;
-    });
+    const snapshot = await waitFor('the final snapshot', () => finalSnapshot(reg, deploymentId, agent!, completions.length));
     const maps = (snapshot.payload as { maps: MapSnapshotJson[] }).maps;
     const byError = new Map<string, bigint>();
     for (const [, err] of completions) byError.set(String(err), (byError.get(String(err)) ?? 0n) + 1n);

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Agent } from '../src/agent.js';
 import { enrolled, latest, startAgent, waitFor } from './support/agents.js';
 import { blockErrorRecording, completeText, completions, io } from './support/block-io.js';
+import { finalSnapshot, onlyCell, providerSeries, shownTargets, targetIn } from './support/deployment-state.js';
 import { startTestRegistry, type TestRegistry } from './support/registry.js';
 
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 600_000 });
@@ -37,8 +38,6 @@ afterAll(async () => {
   await reg?.close();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
-
-type Target = { id: string; status: string; reason: string | null; via: string[]; statusDetail: { code?: string; verdict?: string; via?: string[]; refusal?: { kind: string; text: string }[] } | null };
 
 describe('fix the provider, end to end', () => {
   it('a target refused through io@1.0.0 starts through io@1.1.0 at the next poll, without republishing, and counts the right records', async () => {
@@ -61,45 +60,38 @@ describe('fix the provider, end to end', () => {
     agent = await startAgent({ state: node.state, feed: { kind: 'file', path: recording, loop: false, pace: 'max' } }, logs);
 
     // 1. no implementation applies: the cell is incompatible, and the agent refuses the target, saying why
-    const cell = async () => {
-      const m = await api.compat.matrix.query({ name: 'ioerrors' });
-      const c = m.cells[0];
-      return c && m.cells.length === 1 && c.engine !== '' ? c : undefined;
-    };
-    const before = await waitFor('the cell on the node’s profile', cell);
+    const before = await waitFor('the cell on the node’s profile', () => onlyCell(reg, 'ioerrors'));
     expect(before.verdict).toBe('incompatible');
     expect(before.reasons.map((r) => r.text)).toEqual(['io:::done: io@1.0.0 cannot implement io:::done here: implementation for errors (before 4.20): block/block_rq_complete has no field errors']);
-    const shown = async () => (JSON.parse((await reg.cli(['deployments', 'show', deploymentId, '--json'])).out) as { targets: Target[] }).targets;
-    const refused = await waitFor('the target refused', async () => ((await shown())[0]?.status === 'refused' ? (await shown())[0] : undefined));
+    const refused = await waitFor('the target refused', () => targetIn(reg, deploymentId, 'refused'));
     expect(refused.statusDetail).toMatchObject({ code: 'incompatible', verdict: 'incompatible', refusal: [{ kind: 'provider-unresolved', text: expect.stringContaining('block/block_rq_complete has no field errors') }] });
     expect(refused.reason).toContain('io@1.0.0 cannot implement io:::done here');
     expect(refused.via).toEqual([]);
     expect(agent.feed.passes).toBe(0); // nothing attached: the replay waits
     expect(await reg.outputs(deploymentId)).toEqual([]);
+    expect(await providerSeries(agent)).toEqual([]); // /metrics: it runs through no provider
 
     // 2. the fix: io@1.1.0 adds an implementation for `error`; the program is not republished
     const fix = await api.provider.publish.mutate({ text: io('1.1.0', true) });
     expect(fix.recomputedTenants).toBe(1);
-    const after = await waitFor('the cell recomputed', async () => {
-      const c = await cell();
-      return c && c.verdict !== 'incompatible' ? c : undefined;
-    });
+    const after = await waitFor('the cell recomputed', () => onlyCell(reg, 'ioerrors', (c) => c.verdict !== 'incompatible'));
     expect(after.verdict).toBe('relocated');
     expect((after.programs as { via?: string }[]).map((p) => p.via)).toEqual(['io:::done via io@1.1.0, implementation for error']);
 
     // 3. the agent's next poll: the target runs through io@1.1.0 and says which implementation
-    const running = await waitFor('the target running', async () => ((await shown())[0]?.status === 'running' ? (await shown())[0] : undefined));
+    const running = await waitFor('the target running', () => targetIn(reg, deploymentId, 'running'));
     expect(running.via).toEqual(['io:::done via io@1.1.0, implementation for error']);
     expect(running.statusDetail).toMatchObject({ code: 'relocated', verdict: 'relocated', via: ['io:::done via io@1.1.0, implementation for error'] });
     const text = (await reg.cli(['deployments', 'show', deploymentId])).out;
     expect(text).toContain(`via (provider implementations each agent runs)\n  block-node ${running.id}: io:::done via io@1.1.0, implementation for error\n`);
+    // and its /metrics: which provider release and implementation the target runs through
+    expect(await providerSeries(agent)).toEqual([
+      `probeyard_agent_target_provider_info{target="${running.id}",program="ioerrors",probe="io:::done",provider="io",version="1.1.0",implementation="error"} 1`,
+    ]);
 
     // 4. its outputs: the records with a non-zero error, counted by error, and their bytes
     const failed = completions.filter(([, err]) => err !== 0);
-    const snapshot = await waitFor('the final snapshot', async () => {
-      const s = [...latest(await reg.outputs(deploymentId), 'map_snapshot').values()][0];
-      return s && s.eventsSeen === completions.length && agent!.feed.passes === 1 ? s : undefined;
-    });
+    const snapshot = await waitFor('the final snapshot', () => finalSnapshot(reg, deploymentId, agent!, completions.length));
     const maps = (snapshot.payload as { maps: MapSnapshotJson[] }).maps;
     const byError = new Map<number, number>();
     for (const [, err] of failed) byError.set(err, (byError.get(err) ?? 0) + 1);
@@ -115,11 +107,15 @@ describe('fix the provider, end to end', () => {
     const firstRun = (snapshot.payload as { runId: string }).runId;
     await api.provider.publish.mutate({ text: io('1.2.0', true) });
     const rerun = await waitFor('the target restarted through io@1.2.0', async () => {
-      const t = (await shown())[0];
+      const t = (await shownTargets(reg, deploymentId))[0];
       return t?.status === 'running' && t.via[0]?.includes('io@1.2.0') ? t : undefined;
     });
     expect(rerun.via).toEqual(['io:::done via io@1.2.0, implementation for error']);
     expect((rerun.statusDetail as { runId?: string }).runId).not.toBe(firstRun);
+    // /metrics follows it: the io@1.2.0 series, the io@1.1.0 one gone
+    expect(await providerSeries(agent)).toEqual([
+      `probeyard_agent_target_provider_info{target="${running.id}",program="ioerrors",probe="io:::done",provider="io",version="1.2.0",implementation="error"} 1`,
+    ]);
     await waitFor('a snapshot of the new run', async () => [...latest(await reg.outputs(deploymentId), 'map_snapshot').values()].some((r) => (r.payload as { runId: string }).runId !== firstRun));
     const rows = await reg.outputs(deploymentId);
     expect(rows.map((r) => r.sequence)).toEqual(rows.map((_, i) => i));

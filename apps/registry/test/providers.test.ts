@@ -2,70 +2,19 @@
 // (immutable semver versions, yank, audit), per tenant and instance-wide, programs pinning a
 // provider major, and "fix the provider" end to end — a cell incompatible on a kernel turns
 // compatible when a new minor version adds an implementation, without the program republished.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseProvider } from '@probeyard/compat';
-import { parseEventFormat } from '@probeyard/formats';
-import { compileScript, providerResolver, targetOfFormats } from '@probeyard/script';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drainCompatJobs } from '../src/jobs/compat-runner.js';
 import { backends, type Harness, openHarness, skipReason } from './harness.js';
+import { blockProvider, blockScriptArtifact, tarballOf } from './support/block-provider.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
-const header = `\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
-\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;
-\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;
-\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;
-`;
-/** block_rq_complete with its error field called `errors` (before 4.20) or `error`. */
-const completeText = (field: string) => `name: block_rq_complete\nID: 392\nformat:\n${header}
-\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;
-\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;
-\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;
-\tfield:int ${field};\toffset:28;\tsize:4;\tsigned:1;
-\tfield:char rwbs[8];\toffset:32;\tsize:8;\tsigned:0;
-
-print fmt: "%d", REC->${field}
-`;
-/** A complete events tree of one event, as a tarball (base64). */
-function tarballOf(field: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'probeyard-prov-'));
-  try {
-    mkdirSync(join(dir, 'block', 'block_rq_complete'), { recursive: true });
-    writeFileSync(join(dir, 'block', 'block_rq_complete', 'format'), completeText(field));
-    return execFileSync('tar', ['-C', dir, '-czf', '-', '.']).toString('base64');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-const io = (version: string, withError: boolean) =>
-  JSON.stringify({
-    provider: 'io',
-    version,
-    description: 'block I/O',
-    probes: {
-      done: {
-        args: { dev: 'int', bytes: 'int', error: 'int' },
-        implementations: [
-          { for: 'errors (before 4.20)', tracepoint: 'block/block_rq_complete', when: [{ field: 'errors', kind: 'int' }], args: { dev: 'args.dev', bytes: 'args.nr_sector * 512', error: 'args.errors' } },
-          ...(withError ? [{ for: 'error', tracepoint: 'block/block_rq_complete', when: [{ field: 'error', kind: 'int' }], args: { dev: 'args.dev', bytes: 'args.nr_sector * 512', error: 'args.error' } }] : []),
-        ],
-      },
-    },
-  });
-
-const script = 'io:::done /args.error != 0/ { @[args.error] = count(); @bytes = sum(args.bytes); }';
-/** The script compiled against the `errors` kernel through io@1.0.0: the artifact a user publishes. */
-async function scriptArtifact(): Promise<string> {
-  const r = await compileScript(script, { target: targetOfFormats([parseEventFormat(completeText('errors'), { system: 'block' })]), providers: providerResolver([parseProvider(io('1.0.0', false))]) });
-  if (!r.ok) throw new Error(r.diagnostics.map((d) => d.message).join('; '));
-  return Buffer.from(r.artifact).toString('base64');
-}
+const io = (version: string, withError: boolean) => blockProvider('io', version, withError);
+/** The script (counts by error, and bytes) compiled against the `errors` kernel through io@1.0.0: the artifact a user publishes. */
+const scriptArtifact = () => blockScriptArtifact('io', { bytes: true });
 
 describe.each(backends)('providers on %s', (backend) => {
   const skip = skipReason(backend);

@@ -1,7 +1,22 @@
 // The agent's own cost and health in the Prometheus text format (prom-client, a registry of its
 // own, never the process-global one): per target events, runs, faults, lost events, CPU seconds;
-// the spool; polls and registry errors; the feed; and Node's process metrics (RSS, CPU).
+// the spool; polls and registry errors; the feed; and Node's process metrics (RSS, CPU). Info
+// series per target (program, digest, status, verdict) and per provider probe of a running target
+// (which provider release and implementation it runs through).
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * A provider implementation a running target goes through (`io:::done via io@1.1.0, implementation
+ * for error` as data).
+ */
+export interface ProviderUse {
+  /** `io:::done`. */
+  probe: string;
+  provider: string;
+  version: string;
+  /** The implementation chosen on this node's kernel (its `for`). */
+  implementation: string;
+}
 
 /** What the agent knows of one target when metrics are scraped. */
 export interface TargetSample {
@@ -19,6 +34,8 @@ export interface TargetSample {
   lostEvents: number;
   cpuSeconds: number;
   outputsDropped: number;
+  /** The provider implementations it runs through (running targets only; none for a program without provider probes). */
+  providers: readonly ProviderUse[];
 }
 
 export interface SpoolSample {
@@ -164,6 +181,20 @@ export class AgentMetrics {
         const kernel = self.sources.kernelHash?.() ?? '';
         for (const s of self.sources.targets?.() ?? []) {
           this.set({ target: s.targetId, program: s.program, version: s.version, digest: s.digest, status: s.status, verdict: s.verdict, kernel }, 1);
+        }
+      },
+    });
+    new Gauge({
+      name: 'probeyard_agent_target_provider_info',
+      help: 'One per provider probe of a running target: the provider release and the implementation it runs through on this kernel (none for a program without provider probes)',
+      labelNames: ['target', 'program', 'probe', 'provider', 'version', 'implementation'],
+      registers,
+      collect() {
+        this.reset();
+        for (const s of self.sources.targets?.() ?? []) {
+          for (const p of s.providers) {
+            this.set({ target: s.targetId, program: s.program, probe: p.probe, provider: p.provider, version: p.version, implementation: p.implementation }, 1);
+          }
         }
       },
     });

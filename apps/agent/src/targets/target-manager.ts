@@ -27,7 +27,7 @@ import type { HelperEnvironment } from '@probeyard/vm';
 import type { Assignment, StatusReport } from '../client.js';
 import { isAgentError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { TargetSample } from '../metrics/agent-metrics.js';
+import type { ProviderUse, TargetSample } from '../metrics/agent-metrics.js';
 import type { NodeProfile } from '../profile/node-profile.js';
 import type { NewBatch } from '../spool/spool.js';
 import { type Artifact, ArtifactRefused, type ArtifactStore } from './artifact-store.js';
@@ -66,6 +66,8 @@ export class Target {
   attached: AttachedTarget | undefined;
   runId: string | undefined;
   mapBytes = 0;
+  /** The provider implementations the current run goes through (set when it runs). */
+  providers: ProviderUse[] = [];
   cpu: CpuBudget;
   faults: FaultRate;
   /** A status to report (set on every change; cleared once the registry has it). */
@@ -318,6 +320,7 @@ export class TargetManager {
     const status = through?.status === 'relocated' ? 'relocated' : outcome.status;
     const moves = [...(through?.changes ?? []), ...outcome.changes].slice(0, 200).map((c) => c.slice(0, 500));
     const via = (through?.via ?? outcome.verdict.programs.flatMap((p) => (p.via ? [p.via] : []))).slice(0, 50).map((v) => v.slice(0, 500));
+    t.providers = providerUses(via, artifact.providers?.definitions ?? []);
     this.setStatus(t, 'running', `${status}${via.length ? ` (${via.join('; ')})` : ''}${moves.length ? `: ${moves.join('; ')}` : ''}`.slice(0, 2000), {
       code: status,
       verdict: status,
@@ -510,6 +513,7 @@ export class TargetManager {
         lostEvents: c.lostEvents,
         cpuSeconds: c.cpuNs / 1e9,
         outputsDropped: c.outputsDropped,
+        providers: t.phase === 'running' ? t.providers : [],
       };
     });
   }
@@ -521,6 +525,25 @@ type RefusalReason = Pick<VerdictReason, 'kind' | 'program' | 'event' | 'field' 
 export type ProviderResolution =
   | { ok: true; status: 'compatible' | 'relocated'; spec: ProgramSpec; via: string[]; changes: string[] }
   | { ok: false; status: 'incompatible' | 'unknown'; reasons: RefusalReason[] };
+
+/**
+ * The provider implementations of a run's `via` texts (`io:::done via io@1.1.0, implementation for
+ * error`), as data: each text matched against the releases the target was given (the probe is one
+ * of the provider's, the implementation what follows). A text no release matches is left out.
+ */
+export function providerUses(via: readonly string[], definitions: readonly Pick<ProviderDefinition, 'name' | 'version'>[]): ProviderUse[] {
+  const out: ProviderUse[] = [];
+  for (const text of via) {
+    for (const d of definitions) {
+      const mark = ` via ${d.name}@${d.version}, implementation for `;
+      const at = text.indexOf(mark);
+      if (at <= 0 || !text.startsWith(`${d.name}:::`)) continue;
+      out.push({ probe: text.slice(0, at), provider: d.name, version: d.version, implementation: text.slice(at + mark.length) });
+      break;
+    }
+  }
+  return out;
+}
 
 /** The provider releases an assignment names (`''` for a program without providers). */
 function providersKey(a: Assignment): string {

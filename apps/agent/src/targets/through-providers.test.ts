@@ -7,36 +7,10 @@ import { parseEventFormat } from '@probeyard/formats';
 import { loadForProfile } from '@probeyard/runtime';
 import { compileScript, providerResolver, targetOfFormats } from '@probeyard/script';
 import { describe, expect, it } from 'vitest';
-import { resolveThroughProviders } from './target-manager.js';
+import { completeText, io as ioText } from '../../test/support/block-io.js';
+import { providerUses, resolveThroughProviders } from './target-manager.js';
 
-const header = `\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
-\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;
-\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;
-\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;
-`;
-/** block_rq_complete with its error field called `field`, at `errorOffset`. */
-const completeText = (field: string, errorOffset = 28) => `name: block_rq_complete\nID: 392\nformat:\n${header}
-\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;
-\tfield:int ${field};\toffset:${errorOffset};\tsize:4;\tsigned:1;
-
-print fmt: "%d", REC->${field}
-`;
-const io = (version: string, withError: boolean) =>
-  parseProvider(
-    JSON.stringify({
-      provider: 'io',
-      version,
-      probes: {
-        done: {
-          args: { bytes: 'int', error: 'int' },
-          implementations: [
-            { for: 'errors (before 4.20)', tracepoint: 'block/block_rq_complete', when: [{ field: 'errors', kind: 'int' }], args: { bytes: 'args.nr_sector * 512', error: 'args.errors' } },
-            ...(withError ? [{ for: 'error', tracepoint: 'block/block_rq_complete', when: [{ field: 'error', kind: 'int' }], args: { bytes: 'args.nr_sector * 512', error: 'args.error' } }] : []),
-          ],
-        },
-      },
-    }),
-  );
+const io = (version: string, withError: boolean) => parseProvider(ioText(version, withError));
 const kernel = (text: string): Promise<KernelProfile> => profileOfFiles([{ path: 'block/block_rq_complete/format', text }], { release: 'test' });
 
 async function artifact(): Promise<Uint8Array> {
@@ -58,9 +32,34 @@ describe('resolveThroughProviders', () => {
     const r = await resolveThroughProviders(await artifact(), [io(version, version !== '1.0.0')], k);
     expect(r).toMatchObject(want);
     if (!r.ok) return;
+    // what /metrics says of it (probeyard_agent_target_provider_info): the same, as data
+    expect(providerUses(r.via, [io(version, version !== '1.0.0')])).toEqual([{ probe: 'io:::done', provider: 'io', version, implementation: want.via[0].split(', implementation for ')[1] }]);
     // what runs is the verdict's spec: it loads on this kernel as it is
     const loaded = loadForProfile(r.spec, k);
     expect(loaded).toMatchObject({ ok: true, status: 'compatible' });
+  });
+
+  it('reads the provider implementations of via texts against the releases given, leaving out what none names', () => {
+    const given = [
+      { name: 'io', version: '1.1.0' },
+      { name: 'proc', version: '2.0.0' },
+    ];
+    expect(
+      providerUses(
+        [
+          'io:::done via io@1.1.0, implementation for error',
+          'proc:::exec via proc@2.0.0, implementation for __data_loc filename, since 5.x',
+          // another release than the one given, and a probe that is not the provider's
+          'io:::done via io@1.0.0, implementation for errors (before 4.20)',
+          'proc:::exec via io@1.1.0, implementation for error',
+        ],
+        given,
+      ),
+    ).toEqual([
+      { probe: 'io:::done', provider: 'io', version: '1.1.0', implementation: 'error' },
+      { probe: 'proc:::exec', provider: 'proc', version: '2.0.0', implementation: '__data_loc filename, since 5.x' },
+    ]);
+    expect(providerUses([], given)).toEqual([]);
   });
 
   it('refuses where no implementation applies, with the reason of each', async () => {

@@ -1,6 +1,7 @@
 // A node whose kernel calls block_rq_complete's error field `error` (4.20 and later), and the io
 // provider that reads it through `errors` (1.0.0) or also through `error` (1.1.0 on): the fixtures
-// of the "fix the provider" tests (providers.test.ts for a script, providers-c.test.ts for C).
+// of the "fix the provider" tests (providers.test.ts for a script, providers-c.test.ts for C) and
+// of src/targets/through-providers.test.ts (the node's own verdict through providers).
 import { encodeTraceDat } from '@probeyard/formats';
 
 export const eventId = 392;
@@ -9,13 +10,16 @@ const header = `\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:
 \tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;
 \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;
 `;
-/** block_rq_complete with its error field called `errors` (before 4.20) or `error`. */
-export const completeText = (field: string) => `name: block_rq_complete\nID: ${eventId}\nformat:\n${header}
+/**
+ * block_rq_complete with its error field called `errors` (before 4.20) or `error`, at `errorOffset`
+ * (28 as the kernels have it; `rwbs` follows it). {@link record} writes the layout at 28.
+ */
+export const completeText = (field: string, errorOffset = 28) => `name: block_rq_complete\nID: ${eventId}\nformat:\n${header}
 \tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;
 \tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;
 \tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;
-\tfield:int ${field};\toffset:28;\tsize:4;\tsigned:1;
-\tfield:char rwbs[8];\toffset:32;\tsize:8;\tsigned:0;
+\tfield:int ${field};\toffset:${errorOffset};\tsize:4;\tsigned:1;
+\tfield:char rwbs[8];\toffset:${errorOffset + 4};\tsize:8;\tsigned:0;
 
 print fmt: "%d,%d %s %llu + %u [%d]", ((unsigned int) ((REC->dev) >> 20)), ((unsigned int) ((REC->dev) & ((1U << 20) - 1))), REC->rwbs, (unsigned long long)REC->sector, REC->nr_sector, REC->${field}
 `;
@@ -36,7 +40,6 @@ export const io = (version: string, withError: boolean) =>
       },
     },
   });
-
 
 /** One block_rq_complete record of the `error` layout. */
 export function record(pid: number, sector: number, nrSector: number, error: number): Uint8Array {
@@ -63,7 +66,6 @@ export const completions: [number, number][] = [
   [8, -5],
   [32, 0],
 ];
-
 
 /** A trace.dat of the `error` layout holding {@link completions}, one a millisecond on two CPUs. */
 export function blockErrorRecording(): Uint8Array {
