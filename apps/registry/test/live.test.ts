@@ -199,11 +199,19 @@ describe.each(backends)('live sessions on %s', (backend) => {
     await expect(admin.caller.live.setLimits({ maxSessions: 17 })).rejects.toMatchObject({ code: 'BAD_REQUEST', message: "live limits: 17 live sessions at once is over the instance's ceiling of 16 (PROBEYARD_LIVE_MAX_SESSIONS_CEILING)" });
     await expect(admin.caller.live.setLimits({ cpuBudgetPercent: 51 })).rejects.toMatchObject({ code: 'BAD_REQUEST', message: "live limits: a CPU budget of 51% is over the instance's ceiling of 50% (PROBEYARD_LIVE_CPU_CEILING_PERCENT)" });
     // the ceilings are the server's, not fixed: a lower one refuses what the default allowed
+    // and a ceiling lowered below the tenant's limit holds the tenant to the ceiling
     const saved = h.deps.liveCeilings;
-    h.deps.liveCeilings = { maxSessions: 3, maxDurationSeconds: 900, cpuBudgetPercent: 25 };
+    h.deps.liveCeilings = { maxSessions: 3, maxDurationSeconds: 60, cpuBudgetPercent: 25 };
     try {
-      await expect(admin.caller.live.setLimits({ maxSessions: 4 })).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining("ceiling of 3 (PROBEYARD_LIVE_MAX_SESSIONS_CEILING)") });
-      expect((await viewer.caller.live.limits()).ceilings).toEqual({ maxSessions: 3, maxDurationSeconds: 900, cpuBudgetPercent: 25 });
+      await expect(admin.caller.live.setLimits({ maxSessions: 4 })).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('ceiling of 3 (PROBEYARD_LIVE_MAX_SESSIONS_CEILING)') });
+      expect(await viewer.caller.live.limits()).toEqual({
+        limits: { maxSessions: 2, maxDurationSeconds: 60, cpuBudgetPercent: 20 },
+        ceilings: { maxSessions: 3, maxDurationSeconds: 60, cpuBudgetPercent: 25 },
+      });
+      await expect(t.owner.live.start({ language: 'script', source: script, target: { agentId: node.id }, durationSeconds: 61 })).rejects.toMatchObject({
+        code: 'BAD_REQUEST',
+        message: "live start: a duration of 61 s is over the tenant's limit of 60 s",
+      });
     } finally {
       h.deps.liveCeilings = saved;
     }

@@ -1,7 +1,8 @@
 // A tenant's live-session limits (issue 18: sessions running at once, seconds each, the CPU budget
 // each agent gives one) and the instance's ceilings over them, which the operator sets by
 // environment. `live.start` reads the tenant's row (src/data/live.ts), so a change applies to the
-// sessions started after it; a running session keeps the duration and budget it started with.
+// sessions started after it; a running session keeps the duration and budget it started with. A
+// ceiling lowered below a tenant's stored limit holds that tenant to the ceiling (`effectiveLiveLimits`).
 import type { Db } from '../db/open.js';
 import { RegistryError } from '../errors.js';
 import { writeAudit } from './audit.js';
@@ -45,6 +46,17 @@ export function envLiveCeilings(env: NodeJS.ProcessEnv = process.env): LiveCeili
   return out;
 }
 
+/** The limits a start uses: each the tenant's, or the ceiling when the operator lowered it below the tenant's. */
+export function effectiveLiveLimits(limits: LiveLimits, ceilings: LiveCeilings | undefined): LiveLimits {
+  if (!ceilings) return limits;
+  return {
+    maxSessions: Math.min(limits.maxSessions, ceilings.maxSessions),
+    maxDurationSeconds: Math.min(limits.maxDurationSeconds, ceilings.maxDurationSeconds),
+    cpuBudgetPercent: Math.min(limits.cpuBudgetPercent, ceilings.cpuBudgetPercent),
+  };
+}
+
+/** The tenant's limits as stored (`setTenantLiveLimits` compares against these). */
 export async function tenantLiveLimits(db: Db | Tx, tenantId: string): Promise<LiveLimits> {
   const t = await db.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { liveMaxSessions: true, liveMaxDurationSeconds: true, liveCpuBudgetPercent: true } });
   return { maxSessions: t.liveMaxSessions, maxDurationSeconds: t.liveMaxDurationSeconds, cpuBudgetPercent: t.liveCpuBudgetPercent };

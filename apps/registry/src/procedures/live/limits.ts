@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { tenantLiveLimits } from '../../data/live-limits.js';
+import { effectiveLiveLimits, tenantLiveLimits } from '../../data/live-limits.js';
 import { userProcedure } from '../../trpc.js';
 
 /** A tenant's live limits, or the instance's ceilings over them (same fields). */
@@ -13,6 +13,7 @@ export const liveLimitsView = z.object({
 });
 
 export const liveLimitsOutput = z.object({
+  /** What `live.start` holds the tenant to: each its own limit, or the ceiling where that is lower. */
   limits: liveLimitsView,
   /** The most an admin may set each limit to (the operator's environment). */
   ceilings: liveLimitsView,
@@ -21,4 +22,4 @@ export const liveLimitsOutput = z.object({
 /** `live.limits` (viewer): the tenant's live limits and the instance's ceilings over them. */
 export const liveLimits = userProcedure('viewer')
   .output(liveLimitsOutput)
-  .query(async ({ ctx }) => ({ limits: await tenantLiveLimits(ctx.db, ctx.tenantId), ceilings: ctx.deps.liveCeilings }));
+  .query(async ({ ctx }) => ({ limits: effectiveLiveLimits(await tenantLiveLimits(ctx.db, ctx.tenantId), ctx.deps.liveCeilings), ceilings: ctx.deps.liveCeilings }));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { setTenantLiveLimits } from '../../data/live-limits.js';
+import { effectiveLiveLimits, setTenantLiveLimits } from '../../data/live-limits.js';
 import { userProcedure } from '../../trpc.js';
 import { liveLimitsView } from './limits.js';
 
@@ -33,5 +33,5 @@ export const liveSetLimits = userProcedure('admin')
   .mutation(async ({ ctx, input }) => {
     const ceilings = ctx.deps.liveCeilings;
     const r = await ctx.db.$transaction((tx) => setTenantLiveLimits(tx, ctx.tenantId, ctx.principal.userId, input, ceilings));
-    return { limits: r.limits, ceilings, changed: r.changed };
+    return { limits: effectiveLiveLimits(r.limits, ceilings), ceilings, changed: r.changed };
   });
