@@ -167,11 +167,14 @@ describe('with a running registry', () => {
     expect(other.err).toContain(`invitation not found: ${id}`);
   });
 
-  it('settings shows and changes the compat settings (admin), a viewer is refused, and another tenant is untouched', async () => {
+  it('settings shows and changes the compat settings and the live limits (admin, within the ceilings), a viewer is refused, and another tenant is untouched', async () => {
     const a = await run(adminCommand, ['create-tenant', 'set-a', '--owner', 'boss@set-a.example', '--data', dataDir]);
     const b = await run(adminCommand, ['create-tenant', 'set-b', '--owner', 'boss@set-b.example', '--data', dataDir]);
     const as = (token: string) => ['--registry', registry.url, '--token', token];
-    expect(await run(settingsCommand, as(a.last))).toMatchObject({ code: 0, out: expect.stringMatching(/^strict-char-sign {2}off\nengine {12}\S+\n$/) });
+    expect(await run(settingsCommand, as(a.last))).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(/^strict-char-sign {2}off\nengine {12}\S+\nlive-sessions {5}4 \(ceiling 16\)\nlive-duration {5}300 s \(ceiling 3600 s\)\nlive-cpu {10}10% \(ceiling 50%\)\n$/),
+    });
     const on = await run(settingsCommand, ['--strict-char-sign', 'on', ...as(a.last)]);
     expect(on.code).toBe(0);
     expect(on.out).toMatch(/^strict-char-sign on: the matrix is being computed again \(compat job [0-9a-f-]{36};/);
@@ -187,6 +190,26 @@ describe('with a running registry', () => {
     expect(refused.err).toMatch(/admin/);
     const bad = await run(settingsCommand, ['--strict-char-sign', 'maybe', ...as(a.last)]);
     expect(bad).toMatchObject({ code: 2, err: expect.stringContaining("--strict-char-sign: on or off, not 'maybe'") });
+
+    // live limits: the admin changes them, within the instance's ceilings
+    const live = await run(settingsCommand, ['--live-sessions', '2', '--live-duration', '600', '--live-cpu', '20', ...as(a.last)]);
+    expect(live).toMatchObject({
+      code: 0,
+      out: 'live limits changed (sessions started from now on get them):\nlive-sessions     2 (ceiling 16)\nlive-duration     600 s (ceiling 3600 s)\nlive-cpu          20% (ceiling 50%)\n',
+    });
+    expect(await run(settingsCommand, ['--live-sessions', '2', ...as(a.last)])).toMatchObject({ code: 0, out: expect.stringMatching(/^live limits already so: nothing changed\n/) });
+    expect(JSON.parse((await run(settingsCommand, ['--json', ...as(a.last)])).out).live).toEqual({
+      limits: { maxSessions: 2, maxDurationSeconds: 600, cpuBudgetPercent: 20 },
+      ceilings: { maxSessions: 16, maxDurationSeconds: 3600, cpuBudgetPercent: 50 },
+    });
+    expect(JSON.parse((await run(settingsCommand, ['--json', ...as(b.last)])).out).live.limits).toEqual({ maxSessions: 4, maxDurationSeconds: 300, cpuBudgetPercent: 10 });
+    const over = await run(settingsCommand, ['--live-duration', '7200', ...as(a.last)]);
+    expect(over.code).toBe(2);
+    expect(over.err).toContain("live limits: a duration of 7200 s is over the instance's ceiling of 3600 s (PROBEYARD_LIVE_DURATION_CEILING_SECONDS)");
+    const viewerLive = await run(settingsCommand, ['--live-sessions', '8', ...as(viewer)]);
+    expect(viewerLive.code).toBe(1);
+    expect(viewerLive.err).toMatch(/admin/);
+    expect(await run(settingsCommand, ['--live-cpu', 'lots', ...as(a.last)])).toMatchObject({ code: 2, err: expect.stringContaining("--live-cpu: a whole number of at least 1, not 'lots'") });
   });
 
   it.each([

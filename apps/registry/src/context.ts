@@ -7,6 +7,7 @@ import { VerifierPool } from './jobs/verifier-pool.js';
 import type { Db } from './db/open.js';
 import { FleetState } from './fleet/fleet-state.js';
 import type { JobNotifier } from './jobs/compat-runner.js';
+import { defaultLiveCeilings, type LiveCeilings } from './data/live-limits.js';
 
 /** Who is calling, resolved once per request from the bearer secret. */
 export type Principal =
@@ -47,6 +48,8 @@ export interface RegistryDeps {
   uploads: UploadParser;
   /** Verifies published programs and computes compat cells on worker threads, with a deadline and per-tenant fairness. */
   verifier: VerifierPool;
+  /** The most an admin may set each of their tenant's live limits to (`live.setLimits`; the server reads them from the environment). */
+  liveCeilings: LiveCeilings;
   /** Wakes the compat job runner after a job is queued (absent in tests, which drain the queue themselves). */
   compatJobs?: JobNotifier | undefined;
   /** Test-only fault injection (the crash-safety test pauses a publish inside its transaction). */
@@ -92,6 +95,7 @@ export function createDeps(db: Db, opts: Partial<Omit<RegistryDeps, 'db'>> = {})
     // Workers start on the first upload and stop when idle, so a default one costs nothing.
     uploads: opts.uploads ?? new UploadParser(),
     verifier: opts.verifier ?? new VerifierPool(),
+    liveCeilings: opts.liveCeilings ?? defaultLiveCeilings,
     compatJobs: opts.compatJobs,
     hooks: opts.hooks,
   };

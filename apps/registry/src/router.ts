@@ -13,8 +13,10 @@ import { agentSelf } from './procedures/agent/self.js';
 import { agentReportLive } from './procedures/agent/report-live.js';
 import { agentWaitLive } from './procedures/agent/wait-live.js';
 import { liveGet } from './procedures/live/get.js';
+import { liveLimits } from './procedures/live/limits.js';
 import { liveList } from './procedures/live/list.js';
 import { liveOutputs } from './procedures/live/outputs.js';
+import { liveSetLimits } from './procedures/live/set-limits.js';
 import { liveStart } from './procedures/live/start.js';
 import { liveStop } from './procedures/live/stop.js';
 import { auditList } from './procedures/audit/list.js';
@@ -65,6 +67,7 @@ import { tokenRevoke } from './procedures/token/revoke.js';
 import { providerCoverage } from './procedures/provider/coverage.js';
 import { providerGet } from './procedures/provider/get.js';
 import { providerList } from './procedures/provider/list.js';
+import { providerPinnedBy } from './procedures/provider/pinned-by.js';
 import { providerPublish, providerPublishInstance } from './procedures/provider/publish.js';
 import { providerYank, providerYankInstance } from './procedures/provider/yank.js';
 import { whoami } from './procedures/whoami.js';
@@ -102,11 +105,11 @@ export const appRouter = router({
     waitLive: agentWaitLive,
     reportLive: agentReportLive,
   }),
-  live: router({ start: liveStart, get: liveGet, outputs: liveOutputs, stop: liveStop, list: liveList }),
+  live: router({ start: liveStart, get: liveGet, outputs: liveOutputs, stop: liveStop, list: liveList, limits: liveLimits, setLimits: liveSetLimits }),
   deployment: router({ create: deploymentCreate, preview: deploymentPreview, list: deploymentList, get: deploymentGet, stop: deploymentStop, outputs: deploymentOutputs }),
   kernel: router({ list: kernelList, get: kernelGet, upload: kernelUpload, diff: kernelDiff, events: kernelEvents, format: kernelFormat, formatsFor: kernelFormatsFor, delete: kernelDelete }),
   program: router({ list: programList, get: programGet, publish: programPublish }),
-  provider: router({ list: providerList, get: providerGet, coverage: providerCoverage, publish: providerPublish, yank: providerYank, publishInstance: providerPublishInstance, yankInstance: providerYankInstance }),
+  provider: router({ list: providerList, get: providerGet, pinnedBy: providerPinnedBy, coverage: providerCoverage, publish: providerPublish, yank: providerYank, publishInstance: providerPublishInstance, yankInstance: providerYankInstance }),
   version: router({ list: versionList, get: versionGet, spec: versionSpec, yank: versionYank }),
   output: router({ latest: outputLatest, series: outputSeriesProcedure, events: outputEvents, watch: outputWatch }),
   compat: router({

@@ -1,7 +1,7 @@
 // Live sessions (issue 18), on PGlite and on PostgreSQL: start (roles, refusals, limits, the
 // program checked on the verifier's workers), the agent's fast path (`agent.waitLive` held and
 // woken), outputs as a long poll with a cursor, stop (starter or admin), audit, and every procedure
-// against another tenant's session or agent.
+// against another tenant's session or agent; the tenant's limits (live.limits, live.setLimits).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -160,6 +160,89 @@ describe.each(backends)('live sessions on %s', (backend) => {
     for (const r of refused) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'CONFLICT', message: "live start: 4 live sessions are running, the tenant's limit is 4: stop one or wait for it to end" });
     await t.owner.live.stop({ sessionId: ids[0]! });
     await expect(t.owner.live.start({ language: 'script', source: script, target: { agentId: node.id } })).resolves.toBeDefined();
+  });
+
+  it.skipIf(skip)('live.limits (viewer) and live.setLimits (admin, each at most its ceiling): the next start uses the new limits, a running session keeps its own, audited', async () => {
+    const t = await h.tenant('live-limits');
+    const other = await h.tenant('live-limits-other');
+    const node = await enrol(t.owner, 'n', { env: 'dev' });
+    const viewer = await h.member(t.owner, 'viewer');
+    const publisher = await h.member(t.owner, 'publisher');
+    const admin = await h.member(t.owner, 'admin');
+    const defaults = { limits: { maxSessions: 4, maxDurationSeconds: 300, cpuBudgetPercent: 10 }, ceilings: { maxSessions: 16, maxDurationSeconds: 3600, cpuBudgetPercent: 50 } };
+    expect(await viewer.caller.live.limits()).toEqual(defaults);
+
+    // a session running before the change keeps its duration and CPU budget
+    const { session: before } = await t.owner.live.start({ language: 'script', source: script, target: { agentId: node.id }, durationSeconds: 300 });
+
+    for (const who of [viewer, publisher]) await expect(who.caller.live.setLimits({ maxSessions: 8 })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    const set = await admin.caller.live.setLimits({ maxSessions: 2, maxDurationSeconds: 600, cpuBudgetPercent: 20 });
+    expect(set).toEqual({ limits: { maxSessions: 2, maxDurationSeconds: 600, cpuBudgetPercent: 20 }, ceilings: defaults.ceilings, changed: true });
+    expect(await viewer.caller.live.limits()).toEqual({ ...defaults, limits: set.limits });
+    // the same values again change nothing and write no audit row
+    expect((await admin.caller.live.setLimits({ maxSessions: 2 })).changed).toBe(false);
+    const audit = await h.db.prisma.auditEntry.findMany({ where: { tenantId: t.id, action: 'live.setLimits' }, select: { actorId: true, targetType: true, targetId: true, detail: true } });
+    expect(audit).toEqual([
+      {
+        actorId: admin.userId,
+        targetType: 'tenant',
+        targetId: t.id,
+        detail: { before: { maxSessions: 4, maxDurationSeconds: 300, cpuBudgetPercent: 10 }, after: { maxSessions: 2, maxDurationSeconds: 600, cpuBudgetPercent: 20 } },
+      },
+    ]);
+
+    // over a ceiling: a 400 naming it, nothing written
+    await expect(admin.caller.live.setLimits({ maxSessions: 3, maxDurationSeconds: 3601 })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: "live limits: a duration of 3601 s is over the instance's ceiling of 3600 s (PROBEYARD_LIVE_DURATION_CEILING_SECONDS)",
+    });
+    await expect(admin.caller.live.setLimits({ maxSessions: 17 })).rejects.toMatchObject({ code: 'BAD_REQUEST', message: "live limits: 17 live sessions at once is over the instance's ceiling of 16 (PROBEYARD_LIVE_MAX_SESSIONS_CEILING)" });
+    await expect(admin.caller.live.setLimits({ cpuBudgetPercent: 51 })).rejects.toMatchObject({ code: 'BAD_REQUEST', message: "live limits: a CPU budget of 51% is over the instance's ceiling of 50% (PROBEYARD_LIVE_CPU_CEILING_PERCENT)" });
+    // the ceilings are the server's, not fixed: a lower one refuses what the default allowed
+    // and a ceiling lowered below the tenant's limit holds the tenant to the ceiling
+    const saved = h.deps.liveCeilings;
+    h.deps.liveCeilings = { maxSessions: 3, maxDurationSeconds: 60, cpuBudgetPercent: 25 };
+    try {
+      await expect(admin.caller.live.setLimits({ maxSessions: 4 })).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('ceiling of 3 (PROBEYARD_LIVE_MAX_SESSIONS_CEILING)') });
+      expect(await viewer.caller.live.limits()).toEqual({
+        limits: { maxSessions: 2, maxDurationSeconds: 60, cpuBudgetPercent: 20 },
+        ceilings: { maxSessions: 3, maxDurationSeconds: 60, cpuBudgetPercent: 25 },
+      });
+      await expect(t.owner.live.start({ language: 'script', source: script, target: { agentId: node.id }, durationSeconds: 61 })).rejects.toMatchObject({
+        code: 'BAD_REQUEST',
+        message: "live start: a duration of 61 s is over the tenant's limit of 60 s",
+      });
+    } finally {
+      h.deps.liveCeilings = saved;
+    }
+    // bad input: a 400 in words
+    for (const bad of [{}, { maxSessions: 0 }, { maxSessions: 1.5 }, { maxDurationSeconds: '600' }, { cpuBudgetPercent: 101 }, { maxSessions: 2, extra: 1 }, { maxSessions: -1 }]) {
+      await expect(admin.caller.live.setLimits(bad as never)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    }
+    await expect(admin.caller.live.setLimits({} as never)).rejects.toThrow('give at least one of maxSessions, maxDurationSeconds, cpuBudgetPercent');
+    expect(await viewer.caller.live.limits()).toEqual({ ...defaults, limits: set.limits });
+
+    // the next start: up to 600 s, the new budget, at most 2 running (the one from before counts)
+    await expect(t.owner.live.start({ language: 'script', source: script, target: { agentId: node.id }, durationSeconds: 601 })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: "live start: a duration of 601 s is over the tenant's limit of 600 s",
+    });
+    const { session: after } = await t.owner.live.start({ language: 'script', source: script, target: { agentId: node.id }, durationSeconds: 600 });
+    expect(after.durationSeconds).toBe(600);
+    await expect(t.owner.live.start({ language: 'script', source: script, target: { agentId: node.id } })).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: "live start: 2 live sessions are running, the tenant's limit is 2: stop one or wait for it to end",
+    });
+    const onAgent = (await node.caller.agent.waitLive({ waitMs: 0 })).sessions;
+    expect(onAgent.map((x) => [x.sessionId, x.durationSeconds, x.cpuBudgetPercent])).toEqual([
+      [before.id, 300, 10],
+      [after.id, 600, 20],
+    ]);
+
+    // another tenant: its limits did not move, and it cannot see or set ours through its own
+    expect(await other.owner.live.limits()).toEqual(defaults);
+    await other.owner.live.setLimits({ maxSessions: 1 });
+    expect((await t.owner.live.limits()).limits.maxSessions).toBe(2);
   });
 
   it.skipIf(skip)('stops: the starter or an admin; the agent is woken with the session to stop; audited', async () => {

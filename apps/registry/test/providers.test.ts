@@ -16,6 +16,14 @@ const io = (version: string, withError: boolean) => blockProvider('io', version,
 /** The script (counts by error, and bytes) compiled against the `errors` kernel through io@1.0.0: the artifact a user publishes. */
 const scriptArtifact = () => blockScriptArtifact('io', { bytes: true });
 
+/** The script against a provider named `name` (the `io` definition renamed): for instance-wide providers of a unique name. */
+async function scriptArtifactOf(name: string): Promise<string> {
+  const text = io('1.0.0', false).replace('"io"', `"${name}"`);
+  const r = await compileScript(script.replace('io:::', `${name}:::`), { target: targetOfFormats([parseEventFormat(completeText('errors'), { system: 'block' })]), providers: providerResolver([parseProvider(text)]) });
+  if (!r.ok) throw new Error(r.diagnostics.map((d) => d.message).join('; '));
+  return Buffer.from(r.artifact).toString('base64');
+}
+
 describe.each(backends)('providers on %s', (backend) => {
   const skip = skipReason(backend);
   let h: Harness;
@@ -93,6 +101,42 @@ describe.each(backends)('providers on %s', (backend) => {
       await t.owner.provider.publish({ text: io('2.0.0', true).replace('"io"', `"${name}"`) });
       expect((await t.owner.provider.get({ name })).provider).toMatchObject({ scope: 'tenant', versions: [{ version: '2.0.0' }] });
       expect((await (await h.tenant('prov-other')).owner.provider.get({ name })).provider.scope).toBe('instance');
+    });
+  });
+
+  describe.skipIf(skip)('provider.pinnedBy', () => {
+    it("lists the caller's tenant's versions pinning a provider, never another tenant's pins of the same instance-wide provider", async () => {
+      const admin = await h.admin();
+      const name = `pin${Date.now().toString(36)}`;
+      await admin.provider.publishInstance({ text: io('1.0.0', false).replace('"io"', `"${name}"`) });
+      const a = await h.tenant('pin-a');
+      const b = await h.tenant('pin-b');
+      const c = await h.tenant('pin-c');
+      const artifact = await scriptArtifactOf(name);
+      expect((await a.owner.program.publish({ name: 'iodone', version: '1.0.0', artifact })).version.providerPins).toEqual({ [name]: 1 });
+      await a.owner.program.publish({ name: 'iodone', version: '1.2.0', artifact });
+      await a.owner.version.yank({ name: 'iodone', version: '1.0.0', reason: 'superseded' });
+      await b.owner.program.publish({ name: 'theirs', version: '3.0.0', artifact });
+      // a program of A pinning another provider (its own) is not listed
+      await a.owner.provider.publish({ text: io('1.0.0', false).replace('"io"', '"mineonly"') });
+      await a.owner.program.publish({ name: 'own', version: '1.0.0', artifact: await scriptArtifactOf('mineonly') });
+
+      const mine = await a.owner.provider.pinnedBy({ name });
+      expect(mine).toMatchObject({ provider: name, more: false });
+      expect(mine.versions.map((v) => [v.program, v.version, v.major, v.yanked])).toEqual([
+        ['iodone', '1.2.0', 1, false],
+        ['iodone', '1.0.0', 1, true],
+      ]);
+      // B sees its own only, C (pinning nothing) sees none; a viewer reads
+      expect((await b.owner.provider.pinnedBy({ name })).versions.map((v) => [v.program, v.version])).toEqual([['theirs', '3.0.0']]);
+      expect((await c.owner.provider.pinnedBy({ name })).versions).toEqual([]);
+      const viewer = await h.member(a.owner, 'viewer');
+      expect((await viewer.caller.provider.pinnedBy({ name })).versions).toHaveLength(2);
+      // a tenant's own provider is NOT_FOUND to another; bad input is a 400
+      await expect(b.owner.provider.pinnedBy({ name: 'mineonly' })).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'provider not found: mineonly' });
+      expect((await a.owner.provider.pinnedBy({ name: 'mineonly' })).versions.map((v) => [v.program, v.version])).toEqual([['own', '1.0.0']]);
+      await expect(a.owner.provider.pinnedBy({ name: 'Not A Slug' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+      await expect(a.owner.provider.pinnedBy({ name, extra: 1 } as never)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
     });
   });
 

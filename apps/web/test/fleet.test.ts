@@ -206,5 +206,13 @@ describe.skipIf(browserSkipReason)('fleet (Chromium)', () => {
     await page.goto(`${stack.webUrl}/deployments/${plainDeployment.deployment.id}`);
     expect(await page.locator('table.list tbody tr').count()).toBe(2);
     expect(await page.getByRole('columnheader', { name: 'Provider implementation' }).count()).toBe(0);
+
+    // the provider's page lists the tenant's versions pinning it, linked to their pages
+    await page.goto(`${stack.webUrl}/providers/io`);
+    const pinned = page.getByTestId('pinned-by');
+    expect(await pinned.locator('tbody tr').allTextContents()).toEqual([expect.stringMatching(/^ioerrors1\.0\.0io@1/)]);
+    expect(await pinned.getByRole('link', { name: 'ioerrors' }).getAttribute('href')).toBe('/programs/ioerrors');
+    expect(await pinned.getByRole('link', { name: '1.0.0' }).getAttribute('href')).toBe('/programs/ioerrors/1.0.0');
+    await screenshot(page, 'provider-pinned-by');
   });
 });

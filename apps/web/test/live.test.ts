@@ -1,7 +1,8 @@
 // The live editor (issue 18), in real Chromium against a real registry and a real agent replaying
 // a recording: a script with an error shows it at its line; fixed, the verdict on the agent's
-// kernel appears; Run → counts appear and grow; the session ends by itself at its duration; a
-// viewer is offered no Run button. axe-core on the page, and /live's JavaScript measured.
+// kernel appears; Run → counts appear and grow; the session ends by itself at its duration; the
+// duration's bounds follow the tenant's live limits (an admin changes them there); a viewer is
+// offered no Run button nor the limits form. axe-core on the page, and /live's JavaScript measured.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -174,6 +175,34 @@ describe.skipIf(browserSkipReason)('the live editor (Chromium, a real agent repl
     writeFileSync(join(artifactsDir, 'live-js.json'), `${JSON.stringify({ scripts: new Set(urls).size, gzipBytes: gzip }, null, 2)}\n`);
   });
 
+  it("takes the duration's maximum and default from the tenant's live limits, which an admin changes on the page", async () => {
+    const { page } = browser;
+    await page.goto(`${stack.webUrl}/live`);
+    const duration = page.getByLabel('Duration (seconds)');
+    expect(await duration.getAttribute('max')).toBe('300');
+    expect(await page.getByTestId('live-limits').textContent()).toMatch(/at most 4 live sessions at once, each at most 300 s, with a CPU budget of 10%.*up to 16, 3600 s, 50%/);
+    // the owner changes the longest session to 120 s in the form
+    await page.getByText('Change the live limits').click();
+    await page.getByLabel('Longest session (seconds)').fill('120');
+    await page.getByRole('button', { name: 'Save live limits' }).click();
+    await page.getByTestId('live-limits').getByText('each at most 120 s').waitFor();
+    expect(await duration.getAttribute('max')).toBe('120');
+    expect((await owner.api.live.limits.query()).limits).toEqual({ maxSessions: 4, maxDurationSeconds: 120, cpuBudgetPercent: 10 });
+    // over the instance's ceiling: the registry's words on the page, nothing changed
+    await page.getByLabel('Sessions at once').evaluate((e) => e.removeAttribute('max'));
+    await page.getByLabel('Sessions at once').fill('17');
+    await page.getByRole('button', { name: 'Save live limits' }).click();
+    await page.getByTestId('live-limits-form').getByRole('alert').getByText("live limits: 17 live sessions at once is over the instance's ceiling of 16 (PROBEYARD_LIVE_MAX_SESSIONS_CEILING)").waitFor();
+    expect((await owner.api.live.limits.query()).limits.maxSessions).toBe(4);
+    // a limit under the usual 10 s is the default too
+    await owner.api.live.setLimits.mutate({ maxDurationSeconds: 5 });
+    await page.goto(`${stack.webUrl}/live`);
+    expect(await duration.inputValue()).toBe('5');
+    expect(await duration.getAttribute('max')).toBe('5');
+    await screenshot(page, 'live-limits');
+    await owner.api.live.setLimits.mutate({ maxDurationSeconds: 300 });
+  });
+
   it('offers a viewer no Run button (the editor still checks)', async () => {
     const { secret } = await owner.api.token.create.mutate({ name: 'viewer', role: 'viewer' });
     const v = await openBrowser();
@@ -188,6 +217,9 @@ describe.skipIf(browserSkipReason)('the live editor (Chromium, a real agent repl
       expect(await v.page.getByRole('button', { name: 'Run' }).count()).toBe(0);
       expect(await v.page.getByRole('button', { name: 'Publish' }).count()).toBe(0);
       await v.page.getByTestId('live-viewer-note').waitFor();
+      // the limits are shown, the form to change them is not
+      await v.page.getByTestId('live-limits').waitFor();
+      expect(await v.page.getByTestId('live-limits-form').count()).toBe(0);
       await screenshot(v.page, 'live-viewer');
       // and the API refuses them
       const agentId = (await owner.api.agent.list.query()).agents[0]!.id;

@@ -17,7 +17,8 @@ for its own kernel, relocates and verifies it, runs it on its own trace feed, an
 the duration (even if the registry goes away). Its printf lines and output events print as they
 arrive; at the end, the maps print as bpftrace prints them (as \`probeyard run\` does). Ctrl-C stops
 the session on the nodes (twice: leave without waiting for their last outputs). Needs the
-publisher role; the tenant limits the duration (300 s) and the sessions at once (4).
+publisher role; the tenant limits the duration and the sessions at once (300 s and 4 unless an
+admin changed them: \`probeyard settings\`).
 
   SCRIPT           a script: 'tracepoint:sched:sched_switch { @[args.next_comm] = count(); }'
   FILE             a script (.bt) or Probeyard assembly (.s, .asm, or with --asm)

@@ -7,6 +7,7 @@ import type { Db } from '../db/open.js';
 import { notFound, RegistryError } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { writeAudit } from './audit.js';
+import { effectiveLiveLimits, type LiveCeilings } from './live-limits.js';
 import { resolveProviderReleases } from './providers.js';
 import type { Selector } from './deployments.js';
 import type { Actor, Tx } from './tx.js';
@@ -97,6 +98,8 @@ export interface StartLiveInput {
   target: LiveTarget;
   durationSeconds: number | undefined;
   now: Date;
+  /** The instance's ceilings: a tenant limit set above one (before the operator lowered it) counts as the ceiling. */
+  ceilings?: LiveCeilings | undefined;
 }
 
 /** The agents a target names: not revoked, of the tenant; at most `maxLiveAgents` + 1 (to say there are too many). */
@@ -129,7 +132,9 @@ const selectorText = (s: Selector) =>
 export async function startLiveSession(tx: Tx, input: StartLiveInput): Promise<{ id: string; agentIds: string[] }> {
   const { tenantId, now } = input;
   await tx.$queryRaw`SELECT id FROM "Tenant" WHERE id = ${tenantId} FOR UPDATE`;
-  const tenant = await tx.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { liveMaxSessions: true, liveMaxDurationSeconds: true, liveCpuBudgetPercent: true } });
+  const row = await tx.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { liveMaxSessions: true, liveMaxDurationSeconds: true, liveCpuBudgetPercent: true } });
+  const limits = effectiveLiveLimits({ maxSessions: row.liveMaxSessions, maxDurationSeconds: row.liveMaxDurationSeconds, cpuBudgetPercent: row.liveCpuBudgetPercent }, input.ceilings);
+  const tenant = { liveMaxSessions: limits.maxSessions, liveMaxDurationSeconds: limits.maxDurationSeconds, liveCpuBudgetPercent: limits.cpuBudgetPercent };
   const duration = input.durationSeconds ?? Math.min(defaultLiveDurationSeconds, tenant.liveMaxDurationSeconds);
   if (duration > tenant.liveMaxDurationSeconds) {
     throw new RegistryError('bad_request', `live start: a duration of ${duration} s is over the tenant's limit of ${tenant.liveMaxDurationSeconds} s`, { limit: tenant.liveMaxDurationSeconds });

@@ -261,3 +261,21 @@ export async function yankProvider(db: Db, input: { tenantId: string | null; act
     return { version: updated, agents };
   });
 }
+
+/** The most versions `provider.pinnedBy` lists (newest of each program first). */
+export const maxPinnedByRows = 500;
+
+/**
+ * The tenant's program versions that pin `name` (any major), by program name then newest version
+ * first; at most `maxPinnedByRows` (`more` says there are others). Only the tenant's own versions:
+ * another tenant's pins of the same instance-wide provider are never read.
+ */
+export async function versionsPinning(db: Db | Tx, tenantId: string, name: string) {
+  const rows = await db.$queryRaw<{ program: string; version: string; major: number; yanked: boolean; publishedAt: Date }[]>`
+    SELECT p.name AS program, v.version, (v."providerPins" ->> ${name})::int AS major, v."yankedAt" IS NOT NULL AS yanked, v."publishedAt"
+    FROM "ProgramVersion" v JOIN "Program" p ON p.id = v."programId"
+    WHERE v."tenantId" = ${tenantId} AND p."tenantId" = ${tenantId} AND (v."providerPins" -> ${name}) IS NOT NULL
+    ORDER BY p.name ASC, v.major DESC, v.minor DESC, v.patch DESC, v.prerelease ASC
+    LIMIT ${maxPinnedByRows + 1}`;
+  return { versions: rows.slice(0, maxPinnedByRows), more: rows.length > maxPinnedByRows };
+}

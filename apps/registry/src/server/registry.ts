@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { ensureAdminCredential } from '../auth/admin-credential.js';
 import { hashSecret } from '../auth/secrets.js';
 import { createDeps, type RegistryDeps, type RegistryHooks } from '../context.js';
+import { envLiveCeilings, type LiveCeilings } from '../data/live-limits.js';
 import { createTenantWithOwner } from '../data/tenants.js';
 import { defaultUploadParseTimeoutMs, UploadParser, type UploadParserOptions } from '../data/upload-parser.js';
 import { warmFleet } from '../fleet/warm.js';
@@ -61,6 +62,12 @@ export interface StartOptions extends StoreOptions {
    * forever. Defaults to `PROBEYARD_OUTPUT_RETENTION_DAYS`, else 30.
    */
   outputRetentionDays?: number;
+  /**
+   * The most an admin may set each of their tenant's live limits to (`live.setLimits`). Defaults to
+   * `PROBEYARD_LIVE_MAX_SESSIONS_CEILING` (16), `PROBEYARD_LIVE_DURATION_CEILING_SECONDS` (3600) and
+   * `PROBEYARD_LIVE_CPU_CEILING_PERCENT` (50).
+   */
+  liveCeilings?: LiveCeilings;
   /** Test-only fault injection (see `RegistryHooks`). */
   hooks?: RegistryHooks;
 }
@@ -126,6 +133,7 @@ export async function startRegistry(opts: StartOptions): Promise<RunningRegistry
   const proxies = opts.trustedProxies ?? envTrustedProxies();
   const trustedProxies = proxies.length > 0 ? new TrustedProxies(proxies) : undefined;
   const retentionDays = opts.outputRetentionDays ?? envOutputRetentionDays() ?? defaultOutputRetentionDays;
+  const liveCeilings = opts.liveCeilings ?? envLiveCeilings();
   const db = await openAndMigrate({ ...opts, pgliteThread: opts.pgliteThread ?? envPgliteThread() ?? 'worker' }, logger);
   let http: HttpServer | undefined;
   let runner: CompatJobRunner | undefined;
@@ -151,6 +159,7 @@ export async function startRegistry(opts: StartOptions): Promise<RunningRegistry
       uploads,
       verifier,
       compatJobs: jobs,
+      liveCeilings,
       hooks: opts.hooks,
       isReady: async () => {
         await db.prisma.$queryRaw`SELECT 1`;

@@ -48,5 +48,7 @@ export const browserProcedures = new Set([
   'live.outputs',
   'live.stop',
   'live.list',
+  'live.limits',
+  'live.setLimits',
 ]);
 

@@ -47,6 +47,7 @@ export const liveStart = userProcedure('publisher')
           target: input.target,
           durationSeconds: input.durationSeconds,
           now,
+          ceilings: ctx.deps.liveCeilings,
         }),
       { timeout: 30_000, maxWait: 30_000 },
     );

@@ -57,7 +57,13 @@ function errorText(err: unknown): string {
 /** The tail keeps the newest lines only (drawn whole, without a scrolling box). */
 const maxLines = 200;
 
-export function LiveEditor({ agents, canRun, maxDurationSeconds }: { agents: LiveAgent[]; canRun: boolean; maxDurationSeconds: number }) {
+/** `maxDurationSeconds` and `defaultDurationSeconds` come from the tenant's live limits (`live.limits`). */
+export function LiveEditor({
+  agents,
+  canRun,
+  maxDurationSeconds,
+  defaultDurationSeconds,
+}: { agents: LiveAgent[]; canRun: boolean; maxDurationSeconds: number; defaultDurationSeconds: number }) {
   const client = useTRPCClient();
   const [language, setLanguage] = useState<LiveLanguage>('script');
   const [source, setSource] = useState(examples.script);
@@ -65,7 +71,9 @@ export function LiveEditor({ agents, canRun, maxDurationSeconds }: { agents: Liv
   const [mode, setMode] = useState<'agent' | 'selector'>('agent');
   const [agentId, setAgentId] = useState(agents[0]?.id ?? '');
   const [selectorText, setSelectorText] = useState('');
-  const [duration, setDuration] = useState(10);
+  const [duration, setDuration] = useState(defaultDurationSeconds);
+  // a limit changed on this page (an admin's form) holds the chosen duration to the new maximum
+  useEffect(() => setDuration((d) => Math.min(d, maxDurationSeconds)), [maxDurationSeconds]);
   const [check, setCheck] = useState<CheckResult | null>(null);
   const [checkError, setCheckError] = useState<string | null>(null);
   const [checking, setChecking] = useState(false);
@@ -411,7 +419,7 @@ export function LiveEditor({ agents, canRun, maxDurationSeconds }: { agents: Liv
           )}
           <label className="small">
             Duration (seconds){' '}
-            <input type="number" min={1} max={maxDurationSeconds} value={duration} onChange={(e) => setDuration(Math.max(1, Math.min(maxDurationSeconds, Number(e.target.value) || 10)))} style={{ width: '5rem' }} />
+            <input type="number" min={1} max={maxDurationSeconds} value={duration} onChange={(e) => setDuration(Math.max(1, Math.min(maxDurationSeconds, Number(e.target.value) || defaultDurationSeconds)))} style={{ width: '5rem' }} />
           </label>
           {canRun ? (
             running ? (

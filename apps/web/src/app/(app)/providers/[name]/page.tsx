@@ -20,7 +20,11 @@ export default async function ProviderPage({ params, searchParams }: { params: P
   const sp = await searchParams;
   const client = await api();
   const version = sp.version || undefined;
-  const [got, coverage] = await Promise.all([orNotFound(client.provider.get.query({ name, version })), orNotFound(client.provider.coverage.query({ name, version }))]);
+  const [got, coverage, pinned] = await Promise.all([
+    orNotFound(client.provider.get.query({ name, version })),
+    orNotFound(client.provider.coverage.query({ name, version })),
+    orNotFound(client.provider.pinnedBy.query({ name })),
+  ]);
   const probes = got.probes;
   return (
     <>
@@ -129,6 +133,44 @@ export default async function ProviderPage({ params, searchParams }: { params: P
           </tbody>
         </table>
       )}
+
+      <h2>Pinned by</h2>
+      <p className="muted">This tenant&apos;s program versions that resolve through this provider: each follows the newest release of the major it pinned at publish.</p>
+      {pinned.versions.length === 0 ? (
+        <p className="empty" data-testid="pinned-by-empty">
+          No program of this tenant pins {got.provider.name}.
+        </p>
+      ) : (
+        <table className="list" data-testid="pinned-by">
+          <caption className="visually-hidden">Program versions pinning {got.provider.name}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Program</th>
+              <th scope="col">Version</th>
+              <th scope="col">Pins</th>
+              <th scope="col">Published</th>
+            </tr>
+          </thead>
+          <tbody>
+            {pinned.versions.map((v) => (
+              <tr key={`${v.program}@${v.version}`}>
+                <td>
+                  <Link href={`/programs/${encodeURIComponent(v.program)}`}>{v.program}</Link>
+                </td>
+                <td className="mono small">
+                  <Link href={`/programs/${encodeURIComponent(v.program)}/${encodeURIComponent(v.version)}`}>{v.version}</Link>
+                  {v.yanked ? <span className="muted small"> (yanked)</span> : null}
+                </td>
+                <td className="mono small">
+                  {got.provider.name}@{v.major}
+                </td>
+                <td className="small">{formatTime(v.publishedAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {pinned.more ? <p className="muted small">Only the first {pinned.versions.length} are listed.</p> : null}
 
       <h2>Text</h2>
       <pre className="mono small">{got.text}</pre>
