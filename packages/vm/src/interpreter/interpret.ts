@@ -128,6 +128,258 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
           } else pc++;
           continue;
         }
+        case 148: { // scanLdxb: rX = *(u8 *)(rY + off); rZ += rX; rA += k; rB += k2; if rB != c goto
+          // the five slots' fields once; while the branch comes back here, loop in this case
+          // (each iteration counts five, checks the budget on the taken branch, and faults on the
+          // load with the pc and count of the load); the load's region is looked up again only
+          // when the pointer's region id changes
+          const start = pc;
+          const s = (w >> 12) & 15;
+          const d = (w >> 8) & 15;
+          const off = w >> 16;
+          const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
+          const ra = ((INSN[pc + 2] as number) >> 8) & 15;
+          const ka = IMM[pc + 2] as number;
+          const rb = ((INSN[pc + 3] as number) >> 8) & 15;
+          const kb = IMM[pc + 3] as number;
+          const c = IMM[pc + 4] as number;
+          const target = pc + 5 + ((INSN[pc + 4] as number) >> 16);
+          let cid = -1;
+          let lo = 0;
+          let hi = 0;
+          let mem: Uint8Array | undefined;
+          scan: for (;;) {
+            const id = H[s] as number;
+            const a = ((L[s] as number) >>> 0) + off;
+            if (id !== cid) {
+              if (id <= 0 || id >= NR) break scan;
+              cid = id;
+              lo = LOW[id] as number;
+              hi = LEN[id] as number;
+              mem = BYTES[id] as Uint8Array;
+            }
+            if (a < lo || a >= hi) break scan;
+            const v = (mem as Uint8Array)[a] as number;
+            const vh = 0;
+            L[d] = v;
+            H[d] = vh;
+            const x = ((L[d2] as number) + v) | 0;
+            H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+            L[d2] = x;
+            const y = ((L[ra] as number) + ka) | 0;
+            H[ra] = ((H[ra] as number) + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+            L[ra] = y;
+            const z = ((L[rb] as number) + kb) | 0;
+            const zh = ((H[rb] as number) + (kb >> 31) + (z >>> 0 < kb >>> 0 ? 1 : 0)) | 0;
+            L[rb] = z;
+            H[rb] = zh;
+            n += 4;
+            if (z === c && zh === c >> 31) {
+              pc = start + 5;
+              continue exec;
+            }
+            pc = target;
+            if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            if (target !== start) continue exec;
+            n++;
+          }
+          // the load faults (pc at the load, counted)
+          this.faultBase = s;
+          this.faultSize = 1;
+          break exec;
+        }
+        case 149: { // scanLdxh: rX = *(u16 *)(rY + off); rZ += rX; rA += k; rB += k2; if rB != c goto
+          // the five slots' fields once; while the branch comes back here, loop in this case
+          // (each iteration counts five, checks the budget on the taken branch, and faults on the
+          // load with the pc and count of the load); the load's region is looked up again only
+          // when the pointer's region id changes
+          const start = pc;
+          const s = (w >> 12) & 15;
+          const d = (w >> 8) & 15;
+          const off = w >> 16;
+          const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
+          const ra = ((INSN[pc + 2] as number) >> 8) & 15;
+          const ka = IMM[pc + 2] as number;
+          const rb = ((INSN[pc + 3] as number) >> 8) & 15;
+          const kb = IMM[pc + 3] as number;
+          const c = IMM[pc + 4] as number;
+          const target = pc + 5 + ((INSN[pc + 4] as number) >> 16);
+          let cid = -1;
+          let lo = 0;
+          let hi = 0;
+          let mem: DataView | undefined;
+          scan: for (;;) {
+            const id = H[s] as number;
+            const a = ((L[s] as number) >>> 0) + off;
+            if (id !== cid) {
+              if (id <= 0 || id >= NR) break scan;
+              cid = id;
+              lo = LOW[id] as number;
+              hi = (LEN[id] as number) - 1;
+              mem = VIEWS[id] as DataView;
+            }
+            if (a < lo || a >= hi) break scan;
+            const v = (mem as DataView).getUint16(a, true);
+            const vh = 0;
+            L[d] = v;
+            H[d] = vh;
+            const x = ((L[d2] as number) + v) | 0;
+            H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+            L[d2] = x;
+            const y = ((L[ra] as number) + ka) | 0;
+            H[ra] = ((H[ra] as number) + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+            L[ra] = y;
+            const z = ((L[rb] as number) + kb) | 0;
+            const zh = ((H[rb] as number) + (kb >> 31) + (z >>> 0 < kb >>> 0 ? 1 : 0)) | 0;
+            L[rb] = z;
+            H[rb] = zh;
+            n += 4;
+            if (z === c && zh === c >> 31) {
+              pc = start + 5;
+              continue exec;
+            }
+            pc = target;
+            if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            if (target !== start) continue exec;
+            n++;
+          }
+          // the load faults (pc at the load, counted)
+          this.faultBase = s;
+          this.faultSize = 2;
+          break exec;
+        }
+        case 150: { // scanLdxw: rX = *(u32 *)(rY + off); rZ += rX; rA += k; rB += k2; if rB != c goto
+          // the five slots' fields once; while the branch comes back here, loop in this case
+          // (each iteration counts five, checks the budget on the taken branch, and faults on the
+          // load with the pc and count of the load); the load's region is looked up again only
+          // when the pointer's region id changes
+          const start = pc;
+          const s = (w >> 12) & 15;
+          const d = (w >> 8) & 15;
+          const off = w >> 16;
+          const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
+          const ra = ((INSN[pc + 2] as number) >> 8) & 15;
+          const ka = IMM[pc + 2] as number;
+          const rb = ((INSN[pc + 3] as number) >> 8) & 15;
+          const kb = IMM[pc + 3] as number;
+          const c = IMM[pc + 4] as number;
+          const target = pc + 5 + ((INSN[pc + 4] as number) >> 16);
+          let cid = -1;
+          let lo = 0;
+          let hi = 0;
+          let mem: DataView | undefined;
+          scan: for (;;) {
+            const id = H[s] as number;
+            const a = ((L[s] as number) >>> 0) + off;
+            if (id !== cid) {
+              if (id <= 0 || id >= NR) break scan;
+              cid = id;
+              lo = LOW[id] as number;
+              hi = (LEN[id] as number) - 3;
+              mem = VIEWS[id] as DataView;
+            }
+            if (a < lo || a >= hi) break scan;
+            const v = (mem as DataView).getInt32(a, true);
+            const vh = 0;
+            L[d] = v;
+            H[d] = vh;
+            const x = ((L[d2] as number) + v) | 0;
+            H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+            L[d2] = x;
+            const y = ((L[ra] as number) + ka) | 0;
+            H[ra] = ((H[ra] as number) + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+            L[ra] = y;
+            const z = ((L[rb] as number) + kb) | 0;
+            const zh = ((H[rb] as number) + (kb >> 31) + (z >>> 0 < kb >>> 0 ? 1 : 0)) | 0;
+            L[rb] = z;
+            H[rb] = zh;
+            n += 4;
+            if (z === c && zh === c >> 31) {
+              pc = start + 5;
+              continue exec;
+            }
+            pc = target;
+            if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            if (target !== start) continue exec;
+            n++;
+          }
+          // the load faults (pc at the load, counted)
+          this.faultBase = s;
+          this.faultSize = 4;
+          break exec;
+        }
+        case 151: { // scanLdxdw: rX = *(u64 *)(rY + off); rZ += rX; rA += k; rB += k2; if rB != c goto
+          // the five slots' fields once; while the branch comes back here, loop in this case
+          // (each iteration counts five, checks the budget on the taken branch, and faults on the
+          // load with the pc and count of the load); the load's region is looked up again only
+          // when the pointer's region id changes
+          const start = pc;
+          const s = (w >> 12) & 15;
+          const d = (w >> 8) & 15;
+          const off = w >> 16;
+          const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
+          const ra = ((INSN[pc + 2] as number) >> 8) & 15;
+          const ka = IMM[pc + 2] as number;
+          const rb = ((INSN[pc + 3] as number) >> 8) & 15;
+          const kb = IMM[pc + 3] as number;
+          const c = IMM[pc + 4] as number;
+          const target = pc + 5 + ((INSN[pc + 4] as number) >> 16);
+          let cid = -1;
+          let lo = 0;
+          let hi = 0;
+          let mem: DataView | undefined;
+          scan: for (;;) {
+            const id = H[s] as number;
+            const a = ((L[s] as number) >>> 0) + off;
+            if (id !== cid) {
+              if (id <= 0 || id >= NR) break scan;
+              cid = id;
+              lo = LOW[id] as number;
+              hi = (LEN[id] as number) - 7;
+              mem = VIEWS[id] as DataView;
+            }
+            if (a < lo || a >= hi) break scan;
+            const v = (mem as DataView).getInt32(a, true);
+            const vh = (mem as DataView).getInt32(a + 4, true);
+            L[d] = v;
+            H[d] = vh;
+            const x = ((L[d2] as number) + v) | 0;
+            H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+            L[d2] = x;
+            const y = ((L[ra] as number) + ka) | 0;
+            H[ra] = ((H[ra] as number) + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+            L[ra] = y;
+            const z = ((L[rb] as number) + kb) | 0;
+            const zh = ((H[rb] as number) + (kb >> 31) + (z >>> 0 < kb >>> 0 ? 1 : 0)) | 0;
+            L[rb] = z;
+            H[rb] = zh;
+            n += 4;
+            if (z === c && zh === c >> 31) {
+              pc = start + 5;
+              continue exec;
+            }
+            pc = target;
+            if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            if (target !== start) continue exec;
+            n++;
+          }
+          // the load faults (pc at the load, counted)
+          this.faultBase = s;
+          this.faultSize = 8;
+          break exec;
+        }
         case 138: { // addImmJeqImm: rX += imm; if rX == imm2 goto
           const d = (w >> 8) & 15;
           const k = IMM[pc] as number;
