@@ -148,6 +148,76 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
           let lo = 0;
           let hi = 0;
           let mem: Uint8Array | undefined;
+          if (ra === s && d !== s && d !== d2 && d !== rb && d2 !== s && d2 !== rb && rb !== s) {
+            // the usual shape (the pointer advanced; the loaded value, the sum and the counter
+            // three other registers): the five registers in locals, written back on leaving
+            let pl = L[s] as number;
+            let ph = H[s] as number;
+            let xl = L[d] as number;
+            let xh = H[d] as number;
+            let zl = L[d2] as number;
+            let zh = H[d2] as number;
+            let bl = L[rb] as number;
+            let bh = H[rb] as number;
+            let leave = 0; // 1: the load faults, 2: out of budget
+            for (;;) {
+              const a = (pl >>> 0) + off;
+              if (ph !== cid) {
+                if (ph <= 0 || ph >= NR) {
+                  leave = 1;
+                  break;
+                }
+                const id = ph;
+                cid = id;
+                lo = LOW[id] as number;
+                hi = LEN[id] as number;
+                mem = BYTES[id] as Uint8Array;
+              }
+              if (a < lo || a >= hi) {
+                leave = 1;
+                break;
+              }
+              xl = (mem as Uint8Array)[a] as number;
+              xh = 0;
+              const x = (zl + xl) | 0;
+              zh = (zh + xh + (x >>> 0 < xl >>> 0 ? 1 : 0)) | 0;
+              zl = x;
+              const y = (pl + ka) | 0;
+              ph = (ph + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+              pl = y;
+              const z = (bl + kb) | 0;
+              bh = (bh + (kb >> 31) + (z >>> 0 < kb >>> 0 ? 1 : 0)) | 0;
+              bl = z;
+              n += 4;
+              if (z === c && bh === c >> 31) {
+                pc = start + 5;
+                break;
+              }
+              pc = target;
+              if (n > budget) {
+                leave = 2;
+                break;
+              }
+              if (target !== start) break;
+              n++;
+            }
+            L[s] = pl;
+            H[s] = ph;
+            L[d] = xl;
+            H[d] = xh;
+            L[d2] = zl;
+            H[d2] = zh;
+            L[rb] = bl;
+            H[rb] = bh;
+            if (leave === 0) continue;
+            if (leave === 2) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            this.faultBase = s;
+            this.faultSize = 1;
+            break exec;
+          }
           scan: for (;;) {
             const id = H[s] as number;
             const a = ((L[s] as number) >>> 0) + off;
@@ -211,6 +281,76 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
           let lo = 0;
           let hi = 0;
           let mem: DataView | undefined;
+          if (ra === s && d !== s && d !== d2 && d !== rb && d2 !== s && d2 !== rb && rb !== s) {
+            // the usual shape (the pointer advanced; the loaded value, the sum and the counter
+            // three other registers): the five registers in locals, written back on leaving
+            let pl = L[s] as number;
+            let ph = H[s] as number;
+            let xl = L[d] as number;
+            let xh = H[d] as number;
+            let zl = L[d2] as number;
+            let zh = H[d2] as number;
+            let bl = L[rb] as number;
+            let bh = H[rb] as number;
+            let leave = 0; // 1: the load faults, 2: out of budget
+            for (;;) {
+              const a = (pl >>> 0) + off;
+              if (ph !== cid) {
+                if (ph <= 0 || ph >= NR) {
+                  leave = 1;
+                  break;
+                }
+                const id = ph;
+                cid = id;
+                lo = LOW[id] as number;
+                hi = (LEN[id] as number) - 1;
+                mem = VIEWS[id] as DataView;
+              }
+              if (a < lo || a >= hi) {
+                leave = 1;
+                break;
+              }
+              xl = (mem as DataView).getUint16(a, true);
+              xh = 0;
+              const x = (zl + xl) | 0;
+              zh = (zh + xh + (x >>> 0 < xl >>> 0 ? 1 : 0)) | 0;
+              zl = x;
+              const y = (pl + ka) | 0;
+              ph = (ph + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+              pl = y;
+              const z = (bl + kb) | 0;
+              bh = (bh + (kb >> 31) + (z >>> 0 < kb >>> 0 ? 1 : 0)) | 0;
+              bl = z;
+              n += 4;
+              if (z === c && bh === c >> 31) {
+                pc = start + 5;
+                break;
+              }
+              pc = target;
+              if (n > budget) {
+                leave = 2;
+                break;
+              }
+              if (target !== start) break;
+              n++;
+            }
+            L[s] = pl;
+            H[s] = ph;
+            L[d] = xl;
+            H[d] = xh;
+            L[d2] = zl;
+            H[d2] = zh;
+            L[rb] = bl;
+            H[rb] = bh;
+            if (leave === 0) continue;
+            if (leave === 2) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            this.faultBase = s;
+            this.faultSize = 2;
+            break exec;
+          }
           scan: for (;;) {
             const id = H[s] as number;
             const a = ((L[s] as number) >>> 0) + off;
@@ -274,6 +414,76 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
           let lo = 0;
           let hi = 0;
           let mem: DataView | undefined;
+          if (ra === s && d !== s && d !== d2 && d !== rb && d2 !== s && d2 !== rb && rb !== s) {
+            // the usual shape (the pointer advanced; the loaded value, the sum and the counter
+            // three other registers): the five registers in locals, written back on leaving
+            let pl = L[s] as number;
+            let ph = H[s] as number;
+            let xl = L[d] as number;
+            let xh = H[d] as number;
+            let zl = L[d2] as number;
+            let zh = H[d2] as number;
+            let bl = L[rb] as number;
+            let bh = H[rb] as number;
+            let leave = 0; // 1: the load faults, 2: out of budget
+            for (;;) {
+              const a = (pl >>> 0) + off;
+              if (ph !== cid) {
+                if (ph <= 0 || ph >= NR) {
+                  leave = 1;
+                  break;
+                }
+                const id = ph;
+                cid = id;
+                lo = LOW[id] as number;
+                hi = (LEN[id] as number) - 3;
+                mem = VIEWS[id] as DataView;
+              }
+              if (a < lo || a >= hi) {
+                leave = 1;
+                break;
+              }
+              xl = (mem as DataView).getInt32(a, true);
+              xh = 0;
+              const x = (zl + xl) | 0;
+              zh = (zh + xh + (x >>> 0 < xl >>> 0 ? 1 : 0)) | 0;
+              zl = x;
+              const y = (pl + ka) | 0;
+              ph = (ph + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+              pl = y;
+              const z = (bl + kb) | 0;
+              bh = (bh + (kb >> 31) + (z >>> 0 < kb >>> 0 ? 1 : 0)) | 0;
+              bl = z;
+              n += 4;
+              if (z === c && bh === c >> 31) {
+                pc = start + 5;
+                break;
+              }
+              pc = target;
+              if (n > budget) {
+                leave = 2;
+                break;
+              }
+              if (target !== start) break;
+              n++;
+            }
+            L[s] = pl;
+            H[s] = ph;
+            L[d] = xl;
+            H[d] = xh;
+            L[d2] = zl;
+            H[d2] = zh;
+            L[rb] = bl;
+            H[rb] = bh;
+            if (leave === 0) continue;
+            if (leave === 2) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            this.faultBase = s;
+            this.faultSize = 4;
+            break exec;
+          }
           scan: for (;;) {
             const id = H[s] as number;
             const a = ((L[s] as number) >>> 0) + off;
@@ -337,6 +547,76 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
           let lo = 0;
           let hi = 0;
           let mem: DataView | undefined;
+          if (ra === s && d !== s && d !== d2 && d !== rb && d2 !== s && d2 !== rb && rb !== s) {
+            // the usual shape (the pointer advanced; the loaded value, the sum and the counter
+            // three other registers): the five registers in locals, written back on leaving
+            let pl = L[s] as number;
+            let ph = H[s] as number;
+            let xl = L[d] as number;
+            let xh = H[d] as number;
+            let zl = L[d2] as number;
+            let zh = H[d2] as number;
+            let bl = L[rb] as number;
+            let bh = H[rb] as number;
+            let leave = 0; // 1: the load faults, 2: out of budget
+            for (;;) {
+              const a = (pl >>> 0) + off;
+              if (ph !== cid) {
+                if (ph <= 0 || ph >= NR) {
+                  leave = 1;
+                  break;
+                }
+                const id = ph;
+                cid = id;
+                lo = LOW[id] as number;
+                hi = (LEN[id] as number) - 7;
+                mem = VIEWS[id] as DataView;
+              }
+              if (a < lo || a >= hi) {
+                leave = 1;
+                break;
+              }
+              xl = (mem as DataView).getInt32(a, true);
+              xh = (mem as DataView).getInt32(a + 4, true);
+              const x = (zl + xl) | 0;
+              zh = (zh + xh + (x >>> 0 < xl >>> 0 ? 1 : 0)) | 0;
+              zl = x;
+              const y = (pl + ka) | 0;
+              ph = (ph + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+              pl = y;
+              const z = (bl + kb) | 0;
+              bh = (bh + (kb >> 31) + (z >>> 0 < kb >>> 0 ? 1 : 0)) | 0;
+              bl = z;
+              n += 4;
+              if (z === c && bh === c >> 31) {
+                pc = start + 5;
+                break;
+              }
+              pc = target;
+              if (n > budget) {
+                leave = 2;
+                break;
+              }
+              if (target !== start) break;
+              n++;
+            }
+            L[s] = pl;
+            H[s] = ph;
+            L[d] = xl;
+            H[d] = xh;
+            L[d2] = zl;
+            H[d2] = zh;
+            L[rb] = bl;
+            H[rb] = bh;
+            if (leave === 0) continue;
+            if (leave === 2) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            this.faultBase = s;
+            this.faultSize = 8;
+            break exec;
+          }
           scan: for (;;) {
             const id = H[s] as number;
             const a = ((L[s] as number) >>> 0) + off;
