@@ -218,17 +218,17 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
             this.faultSize = 1;
             break exec;
           }
-          scan: for (;;) {
+          for (;;) {
             const id = H[s] as number;
             const a = ((L[s] as number) >>> 0) + off;
             if (id !== cid) {
-              if (id <= 0 || id >= NR) break scan;
+              if (id <= 0 || id >= NR) break;
               cid = id;
               lo = LOW[id] as number;
               hi = LEN[id] as number;
               mem = BYTES[id] as Uint8Array;
             }
-            if (a < lo || a >= hi) break scan;
+            if (a < lo || a >= hi) break;
             const v = (mem as Uint8Array)[a] as number;
             const vh = 0;
             L[d] = v;
@@ -351,17 +351,17 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
             this.faultSize = 2;
             break exec;
           }
-          scan: for (;;) {
+          for (;;) {
             const id = H[s] as number;
             const a = ((L[s] as number) >>> 0) + off;
             if (id !== cid) {
-              if (id <= 0 || id >= NR) break scan;
+              if (id <= 0 || id >= NR) break;
               cid = id;
               lo = LOW[id] as number;
               hi = (LEN[id] as number) - 1;
               mem = VIEWS[id] as DataView;
             }
-            if (a < lo || a >= hi) break scan;
+            if (a < lo || a >= hi) break;
             const v = (mem as DataView).getUint16(a, true);
             const vh = 0;
             L[d] = v;
@@ -484,17 +484,17 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
             this.faultSize = 4;
             break exec;
           }
-          scan: for (;;) {
+          for (;;) {
             const id = H[s] as number;
             const a = ((L[s] as number) >>> 0) + off;
             if (id !== cid) {
-              if (id <= 0 || id >= NR) break scan;
+              if (id <= 0 || id >= NR) break;
               cid = id;
               lo = LOW[id] as number;
               hi = (LEN[id] as number) - 3;
               mem = VIEWS[id] as DataView;
             }
-            if (a < lo || a >= hi) break scan;
+            if (a < lo || a >= hi) break;
             const v = (mem as DataView).getInt32(a, true);
             const vh = 0;
             L[d] = v;
@@ -617,17 +617,17 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
             this.faultSize = 8;
             break exec;
           }
-          scan: for (;;) {
+          for (;;) {
             const id = H[s] as number;
             const a = ((L[s] as number) >>> 0) + off;
             if (id !== cid) {
-              if (id <= 0 || id >= NR) break scan;
+              if (id <= 0 || id >= NR) break;
               cid = id;
               lo = LOW[id] as number;
               hi = (LEN[id] as number) - 7;
               mem = VIEWS[id] as DataView;
             }
-            if (a < lo || a >= hi) break scan;
+            if (a < lo || a >= hi) break;
             const v = (mem as DataView).getInt32(a, true);
             const vh = (mem as DataView).getInt32(a + 4, true);
             L[d] = v;
