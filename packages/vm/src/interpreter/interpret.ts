@@ -660,6 +660,490 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
           this.faultSize = 8;
           break exec;
         }
+        case 152: { // scanUpLdxb: rX = *(u8 *)(rY + off); rZ += rX; rA += k; if rA < rE goto
+          // as the scanning loops above, for the up-counting shape (a pointer or index stepped
+          // towards an end register): four slots, looping here while the branch comes back
+          const start = pc;
+          const s = (w >> 12) & 15;
+          const d = (w >> 8) & 15;
+          const off = w >> 16;
+          const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
+          const ra = ((INSN[pc + 2] as number) >> 8) & 15;
+          const ka = IMM[pc + 2] as number;
+          const re = ((INSN[pc + 3] as number) >> 12) & 15;
+          const target = pc + 4 + ((INSN[pc + 3] as number) >> 16);
+          let cid = -1;
+          let lo = 0;
+          let hi = 0;
+          let mem: Uint8Array | undefined;
+          if (ra === s && d !== s && d !== d2 && d2 !== s && re !== s && re !== d && re !== d2) {
+            // the usual shape: pointer, loaded value, sum and end four registers, in locals
+            let pl = L[s] as number;
+            let ph = H[s] as number;
+            let xl = L[d] as number;
+            let xh = H[d] as number;
+            let zl = L[d2] as number;
+            let zh = H[d2] as number;
+            const el = (L[re] as number) >>> 0;
+            const eh = (H[re] as number) >>> 0;
+            let leave = 0; // 1: the load faults, 2: out of budget
+            for (;;) {
+              const a = (pl >>> 0) + off;
+              if (ph !== cid) {
+                if (ph <= 0 || ph >= NR) {
+                  leave = 1;
+                  break;
+                }
+                const id = ph;
+                cid = id;
+                lo = LOW[id] as number;
+                hi = LEN[id] as number;
+                mem = BYTES[id] as Uint8Array;
+              }
+              if (a < lo || a >= hi) {
+                leave = 1;
+                break;
+              }
+              xl = (mem as Uint8Array)[a] as number;
+              xh = 0;
+              const x = (zl + xl) | 0;
+              zh = (zh + xh + (x >>> 0 < xl >>> 0 ? 1 : 0)) | 0;
+              zl = x;
+              const y = (pl + ka) | 0;
+              ph = (ph + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+              pl = y;
+              n += 3;
+              if (!(ph >>> 0 !== eh ? ph >>> 0 < eh : y >>> 0 < el)) {
+                pc = start + 4;
+                break;
+              }
+              pc = target;
+              if (n > budget) {
+                leave = 2;
+                break;
+              }
+              if (target !== start) break;
+              n++;
+            }
+            L[s] = pl;
+            H[s] = ph;
+            L[d] = xl;
+            H[d] = xh;
+            L[d2] = zl;
+            H[d2] = zh;
+            if (leave === 0) continue;
+            if (leave === 2) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            this.faultBase = s;
+            this.faultSize = 1;
+            break exec;
+          }
+          for (;;) {
+            const id = H[s] as number;
+            const a = ((L[s] as number) >>> 0) + off;
+            if (id !== cid) {
+              if (id <= 0 || id >= NR) break;
+              cid = id;
+              lo = LOW[id] as number;
+              hi = LEN[id] as number;
+              mem = BYTES[id] as Uint8Array;
+            }
+            if (a < lo || a >= hi) break;
+            const v = (mem as Uint8Array)[a] as number;
+            const vh = 0;
+            L[d] = v;
+            H[d] = vh;
+            const x = ((L[d2] as number) + v) | 0;
+            H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+            L[d2] = x;
+            const y = ((L[ra] as number) + ka) | 0;
+            const yh = ((H[ra] as number) + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+            L[ra] = y;
+            H[ra] = yh;
+            n += 3;
+            const bh = H[re] as number;
+            if (!(yh !== bh ? yh >>> 0 < bh >>> 0 : y >>> 0 < (L[re] as number) >>> 0)) {
+              pc = start + 4;
+              continue exec;
+            }
+            pc = target;
+            if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            if (target !== start) continue exec;
+            n++;
+          }
+          // the load faults (pc at the load, counted)
+          this.faultBase = s;
+          this.faultSize = 1;
+          break exec;
+        }
+        case 153: { // scanUpLdxh: rX = *(u16 *)(rY + off); rZ += rX; rA += k; if rA < rE goto
+          // as the scanning loops above, for the up-counting shape (a pointer or index stepped
+          // towards an end register): four slots, looping here while the branch comes back
+          const start = pc;
+          const s = (w >> 12) & 15;
+          const d = (w >> 8) & 15;
+          const off = w >> 16;
+          const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
+          const ra = ((INSN[pc + 2] as number) >> 8) & 15;
+          const ka = IMM[pc + 2] as number;
+          const re = ((INSN[pc + 3] as number) >> 12) & 15;
+          const target = pc + 4 + ((INSN[pc + 3] as number) >> 16);
+          let cid = -1;
+          let lo = 0;
+          let hi = 0;
+          let mem: DataView | undefined;
+          if (ra === s && d !== s && d !== d2 && d2 !== s && re !== s && re !== d && re !== d2) {
+            // the usual shape: pointer, loaded value, sum and end four registers, in locals
+            let pl = L[s] as number;
+            let ph = H[s] as number;
+            let xl = L[d] as number;
+            let xh = H[d] as number;
+            let zl = L[d2] as number;
+            let zh = H[d2] as number;
+            const el = (L[re] as number) >>> 0;
+            const eh = (H[re] as number) >>> 0;
+            let leave = 0; // 1: the load faults, 2: out of budget
+            for (;;) {
+              const a = (pl >>> 0) + off;
+              if (ph !== cid) {
+                if (ph <= 0 || ph >= NR) {
+                  leave = 1;
+                  break;
+                }
+                const id = ph;
+                cid = id;
+                lo = LOW[id] as number;
+                hi = (LEN[id] as number) - 1;
+                mem = VIEWS[id] as DataView;
+              }
+              if (a < lo || a >= hi) {
+                leave = 1;
+                break;
+              }
+              xl = (mem as DataView).getUint16(a, true);
+              xh = 0;
+              const x = (zl + xl) | 0;
+              zh = (zh + xh + (x >>> 0 < xl >>> 0 ? 1 : 0)) | 0;
+              zl = x;
+              const y = (pl + ka) | 0;
+              ph = (ph + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+              pl = y;
+              n += 3;
+              if (!(ph >>> 0 !== eh ? ph >>> 0 < eh : y >>> 0 < el)) {
+                pc = start + 4;
+                break;
+              }
+              pc = target;
+              if (n > budget) {
+                leave = 2;
+                break;
+              }
+              if (target !== start) break;
+              n++;
+            }
+            L[s] = pl;
+            H[s] = ph;
+            L[d] = xl;
+            H[d] = xh;
+            L[d2] = zl;
+            H[d2] = zh;
+            if (leave === 0) continue;
+            if (leave === 2) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            this.faultBase = s;
+            this.faultSize = 2;
+            break exec;
+          }
+          for (;;) {
+            const id = H[s] as number;
+            const a = ((L[s] as number) >>> 0) + off;
+            if (id !== cid) {
+              if (id <= 0 || id >= NR) break;
+              cid = id;
+              lo = LOW[id] as number;
+              hi = (LEN[id] as number) - 1;
+              mem = VIEWS[id] as DataView;
+            }
+            if (a < lo || a >= hi) break;
+            const v = (mem as DataView).getUint16(a, true);
+            const vh = 0;
+            L[d] = v;
+            H[d] = vh;
+            const x = ((L[d2] as number) + v) | 0;
+            H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+            L[d2] = x;
+            const y = ((L[ra] as number) + ka) | 0;
+            const yh = ((H[ra] as number) + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+            L[ra] = y;
+            H[ra] = yh;
+            n += 3;
+            const bh = H[re] as number;
+            if (!(yh !== bh ? yh >>> 0 < bh >>> 0 : y >>> 0 < (L[re] as number) >>> 0)) {
+              pc = start + 4;
+              continue exec;
+            }
+            pc = target;
+            if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            if (target !== start) continue exec;
+            n++;
+          }
+          // the load faults (pc at the load, counted)
+          this.faultBase = s;
+          this.faultSize = 2;
+          break exec;
+        }
+        case 154: { // scanUpLdxw: rX = *(u32 *)(rY + off); rZ += rX; rA += k; if rA < rE goto
+          // as the scanning loops above, for the up-counting shape (a pointer or index stepped
+          // towards an end register): four slots, looping here while the branch comes back
+          const start = pc;
+          const s = (w >> 12) & 15;
+          const d = (w >> 8) & 15;
+          const off = w >> 16;
+          const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
+          const ra = ((INSN[pc + 2] as number) >> 8) & 15;
+          const ka = IMM[pc + 2] as number;
+          const re = ((INSN[pc + 3] as number) >> 12) & 15;
+          const target = pc + 4 + ((INSN[pc + 3] as number) >> 16);
+          let cid = -1;
+          let lo = 0;
+          let hi = 0;
+          let mem: DataView | undefined;
+          if (ra === s && d !== s && d !== d2 && d2 !== s && re !== s && re !== d && re !== d2) {
+            // the usual shape: pointer, loaded value, sum and end four registers, in locals
+            let pl = L[s] as number;
+            let ph = H[s] as number;
+            let xl = L[d] as number;
+            let xh = H[d] as number;
+            let zl = L[d2] as number;
+            let zh = H[d2] as number;
+            const el = (L[re] as number) >>> 0;
+            const eh = (H[re] as number) >>> 0;
+            let leave = 0; // 1: the load faults, 2: out of budget
+            for (;;) {
+              const a = (pl >>> 0) + off;
+              if (ph !== cid) {
+                if (ph <= 0 || ph >= NR) {
+                  leave = 1;
+                  break;
+                }
+                const id = ph;
+                cid = id;
+                lo = LOW[id] as number;
+                hi = (LEN[id] as number) - 3;
+                mem = VIEWS[id] as DataView;
+              }
+              if (a < lo || a >= hi) {
+                leave = 1;
+                break;
+              }
+              xl = (mem as DataView).getInt32(a, true);
+              xh = 0;
+              const x = (zl + xl) | 0;
+              zh = (zh + xh + (x >>> 0 < xl >>> 0 ? 1 : 0)) | 0;
+              zl = x;
+              const y = (pl + ka) | 0;
+              ph = (ph + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+              pl = y;
+              n += 3;
+              if (!(ph >>> 0 !== eh ? ph >>> 0 < eh : y >>> 0 < el)) {
+                pc = start + 4;
+                break;
+              }
+              pc = target;
+              if (n > budget) {
+                leave = 2;
+                break;
+              }
+              if (target !== start) break;
+              n++;
+            }
+            L[s] = pl;
+            H[s] = ph;
+            L[d] = xl;
+            H[d] = xh;
+            L[d2] = zl;
+            H[d2] = zh;
+            if (leave === 0) continue;
+            if (leave === 2) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            this.faultBase = s;
+            this.faultSize = 4;
+            break exec;
+          }
+          for (;;) {
+            const id = H[s] as number;
+            const a = ((L[s] as number) >>> 0) + off;
+            if (id !== cid) {
+              if (id <= 0 || id >= NR) break;
+              cid = id;
+              lo = LOW[id] as number;
+              hi = (LEN[id] as number) - 3;
+              mem = VIEWS[id] as DataView;
+            }
+            if (a < lo || a >= hi) break;
+            const v = (mem as DataView).getInt32(a, true);
+            const vh = 0;
+            L[d] = v;
+            H[d] = vh;
+            const x = ((L[d2] as number) + v) | 0;
+            H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+            L[d2] = x;
+            const y = ((L[ra] as number) + ka) | 0;
+            const yh = ((H[ra] as number) + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+            L[ra] = y;
+            H[ra] = yh;
+            n += 3;
+            const bh = H[re] as number;
+            if (!(yh !== bh ? yh >>> 0 < bh >>> 0 : y >>> 0 < (L[re] as number) >>> 0)) {
+              pc = start + 4;
+              continue exec;
+            }
+            pc = target;
+            if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            if (target !== start) continue exec;
+            n++;
+          }
+          // the load faults (pc at the load, counted)
+          this.faultBase = s;
+          this.faultSize = 4;
+          break exec;
+        }
+        case 155: { // scanUpLdxdw: rX = *(u64 *)(rY + off); rZ += rX; rA += k; if rA < rE goto
+          // as the scanning loops above, for the up-counting shape (a pointer or index stepped
+          // towards an end register): four slots, looping here while the branch comes back
+          const start = pc;
+          const s = (w >> 12) & 15;
+          const d = (w >> 8) & 15;
+          const off = w >> 16;
+          const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
+          const ra = ((INSN[pc + 2] as number) >> 8) & 15;
+          const ka = IMM[pc + 2] as number;
+          const re = ((INSN[pc + 3] as number) >> 12) & 15;
+          const target = pc + 4 + ((INSN[pc + 3] as number) >> 16);
+          let cid = -1;
+          let lo = 0;
+          let hi = 0;
+          let mem: DataView | undefined;
+          if (ra === s && d !== s && d !== d2 && d2 !== s && re !== s && re !== d && re !== d2) {
+            // the usual shape: pointer, loaded value, sum and end four registers, in locals
+            let pl = L[s] as number;
+            let ph = H[s] as number;
+            let xl = L[d] as number;
+            let xh = H[d] as number;
+            let zl = L[d2] as number;
+            let zh = H[d2] as number;
+            const el = (L[re] as number) >>> 0;
+            const eh = (H[re] as number) >>> 0;
+            let leave = 0; // 1: the load faults, 2: out of budget
+            for (;;) {
+              const a = (pl >>> 0) + off;
+              if (ph !== cid) {
+                if (ph <= 0 || ph >= NR) {
+                  leave = 1;
+                  break;
+                }
+                const id = ph;
+                cid = id;
+                lo = LOW[id] as number;
+                hi = (LEN[id] as number) - 7;
+                mem = VIEWS[id] as DataView;
+              }
+              if (a < lo || a >= hi) {
+                leave = 1;
+                break;
+              }
+              xl = (mem as DataView).getInt32(a, true);
+              xh = (mem as DataView).getInt32(a + 4, true);
+              const x = (zl + xl) | 0;
+              zh = (zh + xh + (x >>> 0 < xl >>> 0 ? 1 : 0)) | 0;
+              zl = x;
+              const y = (pl + ka) | 0;
+              ph = (ph + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+              pl = y;
+              n += 3;
+              if (!(ph >>> 0 !== eh ? ph >>> 0 < eh : y >>> 0 < el)) {
+                pc = start + 4;
+                break;
+              }
+              pc = target;
+              if (n > budget) {
+                leave = 2;
+                break;
+              }
+              if (target !== start) break;
+              n++;
+            }
+            L[s] = pl;
+            H[s] = ph;
+            L[d] = xl;
+            H[d] = xh;
+            L[d2] = zl;
+            H[d2] = zh;
+            if (leave === 0) continue;
+            if (leave === 2) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            this.faultBase = s;
+            this.faultSize = 8;
+            break exec;
+          }
+          for (;;) {
+            const id = H[s] as number;
+            const a = ((L[s] as number) >>> 0) + off;
+            if (id !== cid) {
+              if (id <= 0 || id >= NR) break;
+              cid = id;
+              lo = LOW[id] as number;
+              hi = (LEN[id] as number) - 7;
+              mem = VIEWS[id] as DataView;
+            }
+            if (a < lo || a >= hi) break;
+            const v = (mem as DataView).getInt32(a, true);
+            const vh = (mem as DataView).getInt32(a + 4, true);
+            L[d] = v;
+            H[d] = vh;
+            const x = ((L[d2] as number) + v) | 0;
+            H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+            L[d2] = x;
+            const y = ((L[ra] as number) + ka) | 0;
+            const yh = ((H[ra] as number) + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+            L[ra] = y;
+            H[ra] = yh;
+            n += 3;
+            const bh = H[re] as number;
+            if (!(yh !== bh ? yh >>> 0 < bh >>> 0 : y >>> 0 < (L[re] as number) >>> 0)) {
+              pc = start + 4;
+              continue exec;
+            }
+            pc = target;
+            if (n > budget) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            if (target !== start) continue exec;
+            n++;
+          }
+          // the load faults (pc at the load, counted)
+          this.faultBase = s;
+          this.faultSize = 8;
+          break exec;
+        }
         case 138: { // addImmJeqImm: rX += imm; if rX == imm2 goto
           const d = (w >> 8) & 15;
           const k = IMM[pc] as number;

@@ -8,8 +8,8 @@ import { InternalOp } from '../internal-op.js';
  * the switch into a chain of comparisons); its comments name them.
  *
  * Ids {@link Code.addImmJneImm} to {@link Code.addImmJltReg} are superinstructions: common pairs of adjacent
- * instructions executed by one case ({@link Code.addImmAddImmJneImm} a triple, {@link Code.scanLdxb} and
- * its sizes the five slots of a scanning loop). Only the first slot of a pair gets the fused id; the
+ * instructions executed by one case ({@link Code.addImmAddImmJneImm} a triple, {@link Code.scanLdxb},
+ * {@link Code.scanUpLdxb} and their sizes the five or four slots of a scanning loop). Only the first slot of a pair gets the fused id; the
  * second keeps its own, so a jump into the middle of a pair still runs it alone. A fused case
  * counts two instructions and stops exactly where the pair would (a fault in the first half
  * leaves the pc and count of the first).
@@ -201,6 +201,18 @@ export const Code = {
   scanLdxw: 150,
   /** {@link scanLdxb} with `*(u64 *)`. */
   scanLdxdw: 151,
+  /**
+   * The up-counting scanning loop's four slots, `rX = *(u8 *)(rY + off); rZ += rX; rA += k;
+   * if rA < rE goto` (a load + add pair before an {@link addImmJltReg} pair: a pointer or index
+   * stepped towards an end register), run as {@link scanLdxb}. The u16, u32 and u64 loads follow.
+   */
+  scanUpLdxb: 152,
+  /** {@link scanUpLdxb} with `*(u16 *)`. */
+  scanUpLdxh: 153,
+  /** {@link scanUpLdxb} with `*(u32 *)`. */
+  scanUpLdxw: 154,
+  /** {@link scanUpLdxb} with `*(u64 *)`. */
+  scanUpLdxdw: 155,
 } as const;
 export type Code = (typeof Code)[keyof typeof Code];
 
@@ -365,13 +377,14 @@ export function interpreterCode(op: Uint8Array, dst: Uint8Array, src: Uint8Array
     if (code[i] === Code.add64Imm && code[i + 1] === Code.addImmJneImm) code[i] = Code.addImmAddImmJneImm;
   }
   // scanning loops: a load (any unsigned size) + add-reg of the loaded register before a triple
-  for (let i = 0; i + 4 < n; i++) {
-    if (code[i + 2] !== Code.addImmAddImmJneImm || base[i + 1] !== Code.add64Reg || (src[i + 1] as number) !== dst[i]) continue;
-    const a = base[i] as number;
-    if (a === Code.ldxb) code[i] = Code.scanLdxb;
-    else if (a === Code.ldxh) code[i] = Code.scanLdxh;
-    else if (a === Code.ldxw) code[i] = Code.scanLdxw;
-    else if (a === Code.ldxdw) code[i] = Code.scanLdxdw;
+  // (down-counting: the triple; up-counting: an add-imm + jlt-reg pair)
+  const SCAN = [Code.ldxb, Code.ldxh, Code.ldxw, Code.ldxdw] as number[];
+  for (let i = 0; i + 3 < n; i++) {
+    if (base[i + 1] !== Code.add64Reg || (src[i + 1] as number) !== dst[i]) continue;
+    const size = SCAN.indexOf(base[i] as number);
+    if (size < 0) continue;
+    if (code[i + 2] === Code.addImmAddImmJneImm && i + 4 < n) code[i] = Code.scanLdxb + size;
+    else if (code[i + 2] === Code.addImmJltReg) code[i] = Code.scanUpLdxb + size;
   }
   const insn = new Int32Array(n);
   for (let i = 0; i < n; i++) {
