@@ -129,28 +129,21 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
           continue;
         }
         case 148: { // scanLdxb: rX = *(u8 *)(rY + off); rZ += rX; rA += k; rB += k2; if rB != c goto
-          // the five slots' fields once; while the branch comes back here, loop in this case
-          // (each iteration counts five, checks the budget on the taken branch, and faults on the
-          // load with the pc and count of the load); the load's region is looked up again only
-          // when the pointer's region id changes
-          const start = pc;
+          // the canonical scanning loop (load, accumulate, advance, count down, branch) in its
+          // usual shape: while the branch comes back here, loop in this case with the registers
+          // in locals, each iteration counting five and checking the budget on the taken branch
+          // as the jump would, a fault on the load leaving the pc and count of the load; the
+          // load's region looked up again only when the pointer's region id changes. Registers
+          // in another shape: the load + add pair alone (the triple after it keeps its code)
           const s = (w >> 12) & 15;
           const d = (w >> 8) & 15;
           const off = w >> 16;
           const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
           const ra = ((INSN[pc + 2] as number) >> 8) & 15;
-          const ka = IMM[pc + 2] as number;
           const rb = ((INSN[pc + 3] as number) >> 8) & 15;
-          const kb = IMM[pc + 3] as number;
-          const c = IMM[pc + 4] as number;
-          const target = pc + 5 + ((INSN[pc + 4] as number) >> 16);
-          let cid = -1;
-          let lo = 0;
-          let hi = 0;
-          let mem: Uint8Array | undefined;
           if (ra === s && d !== s && d !== d2 && d !== rb && d2 !== s && d2 !== rb && rb !== s) {
-            // the usual shape (the pointer advanced; the loaded value, the sum and the counter
-            // three other registers): the five registers in locals, written back on leaving
+            // pointer, loaded value, sum and counter four registers, in locals
+            const start = pc;
             let pl = L[s] as number;
             let ph = H[s] as number;
             let xl = L[d] as number;
@@ -159,6 +152,14 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
             let zh = H[d2] as number;
             let bl = L[rb] as number;
             let bh = H[rb] as number;
+            const ka = IMM[pc + 2] as number;
+            const kb = IMM[pc + 3] as number;
+            const c = IMM[pc + 4] as number;
+            const target = pc + 5 + ((INSN[pc + 4] as number) >> 16);
+            let cid = -1;
+            let lo = 0;
+            let hi = 0;
+            let mem: Uint8Array | undefined;
             let leave = 0; // 1: the load faults, 2: out of budget
             for (;;) {
               const a = (pl >>> 0) + off;
@@ -218,72 +219,40 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
             this.faultSize = 1;
             break exec;
           }
-          for (;;) {
-            const id = H[s] as number;
-            const a = ((L[s] as number) >>> 0) + off;
-            if (id !== cid) {
-              if (id <= 0 || id >= NR) break;
-              cid = id;
-              lo = LOW[id] as number;
-              hi = LEN[id] as number;
-              mem = BYTES[id] as Uint8Array;
-            }
-            if (a < lo || a >= hi) break;
-            const v = (mem as Uint8Array)[a] as number;
-            const vh = 0;
-            L[d] = v;
-            H[d] = vh;
-            const x = ((L[d2] as number) + v) | 0;
-            H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
-            L[d2] = x;
-            const y = ((L[ra] as number) + ka) | 0;
-            H[ra] = ((H[ra] as number) + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
-            L[ra] = y;
-            const z = ((L[rb] as number) + kb) | 0;
-            const zh = ((H[rb] as number) + (kb >> 31) + (z >>> 0 < kb >>> 0 ? 1 : 0)) | 0;
-            L[rb] = z;
-            H[rb] = zh;
-            n += 4;
-            if (z === c && zh === c >> 31) {
-              pc = start + 5;
-              continue exec;
-            }
-            pc = target;
-            if (n > budget) {
-              status = RunStatus.budgetExhausted;
-              break exec;
-            }
-            if (target !== start) continue exec;
-            n++;
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + off;
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a >= (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 1;
+            break exec;
           }
-          // the load faults (pc at the load, counted)
-          this.faultBase = s;
-          this.faultSize = 1;
-          break exec;
+          const v = (BYTES[id] as Uint8Array)[a] as number;
+          const vh = 0;
+          L[d] = v;
+          H[d] = vh;
+          n++;
+          const x = ((L[d2] as number) + v) | 0;
+          H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+          L[d2] = x;
+          pc += 2;
+          continue;
         }
         case 149: { // scanLdxh: rX = *(u16 *)(rY + off); rZ += rX; rA += k; rB += k2; if rB != c goto
-          // the five slots' fields once; while the branch comes back here, loop in this case
-          // (each iteration counts five, checks the budget on the taken branch, and faults on the
-          // load with the pc and count of the load); the load's region is looked up again only
-          // when the pointer's region id changes
-          const start = pc;
+          // the canonical scanning loop (load, accumulate, advance, count down, branch) in its
+          // usual shape: while the branch comes back here, loop in this case with the registers
+          // in locals, each iteration counting five and checking the budget on the taken branch
+          // as the jump would, a fault on the load leaving the pc and count of the load; the
+          // load's region looked up again only when the pointer's region id changes. Registers
+          // in another shape: the load + add pair alone (the triple after it keeps its code)
           const s = (w >> 12) & 15;
           const d = (w >> 8) & 15;
           const off = w >> 16;
           const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
           const ra = ((INSN[pc + 2] as number) >> 8) & 15;
-          const ka = IMM[pc + 2] as number;
           const rb = ((INSN[pc + 3] as number) >> 8) & 15;
-          const kb = IMM[pc + 3] as number;
-          const c = IMM[pc + 4] as number;
-          const target = pc + 5 + ((INSN[pc + 4] as number) >> 16);
-          let cid = -1;
-          let lo = 0;
-          let hi = 0;
-          let mem: DataView | undefined;
           if (ra === s && d !== s && d !== d2 && d !== rb && d2 !== s && d2 !== rb && rb !== s) {
-            // the usual shape (the pointer advanced; the loaded value, the sum and the counter
-            // three other registers): the five registers in locals, written back on leaving
+            // pointer, loaded value, sum and counter four registers, in locals
+            const start = pc;
             let pl = L[s] as number;
             let ph = H[s] as number;
             let xl = L[d] as number;
@@ -292,6 +261,14 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
             let zh = H[d2] as number;
             let bl = L[rb] as number;
             let bh = H[rb] as number;
+            const ka = IMM[pc + 2] as number;
+            const kb = IMM[pc + 3] as number;
+            const c = IMM[pc + 4] as number;
+            const target = pc + 5 + ((INSN[pc + 4] as number) >> 16);
+            let cid = -1;
+            let lo = 0;
+            let hi = 0;
+            let mem: DataView | undefined;
             let leave = 0; // 1: the load faults, 2: out of budget
             for (;;) {
               const a = (pl >>> 0) + off;
@@ -351,72 +328,40 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
             this.faultSize = 2;
             break exec;
           }
-          for (;;) {
-            const id = H[s] as number;
-            const a = ((L[s] as number) >>> 0) + off;
-            if (id !== cid) {
-              if (id <= 0 || id >= NR) break;
-              cid = id;
-              lo = LOW[id] as number;
-              hi = (LEN[id] as number) - 1;
-              mem = VIEWS[id] as DataView;
-            }
-            if (a < lo || a >= hi) break;
-            const v = (mem as DataView).getUint16(a, true);
-            const vh = 0;
-            L[d] = v;
-            H[d] = vh;
-            const x = ((L[d2] as number) + v) | 0;
-            H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
-            L[d2] = x;
-            const y = ((L[ra] as number) + ka) | 0;
-            H[ra] = ((H[ra] as number) + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
-            L[ra] = y;
-            const z = ((L[rb] as number) + kb) | 0;
-            const zh = ((H[rb] as number) + (kb >> 31) + (z >>> 0 < kb >>> 0 ? 1 : 0)) | 0;
-            L[rb] = z;
-            H[rb] = zh;
-            n += 4;
-            if (z === c && zh === c >> 31) {
-              pc = start + 5;
-              continue exec;
-            }
-            pc = target;
-            if (n > budget) {
-              status = RunStatus.budgetExhausted;
-              break exec;
-            }
-            if (target !== start) continue exec;
-            n++;
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + off;
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 2 > (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 2;
+            break exec;
           }
-          // the load faults (pc at the load, counted)
-          this.faultBase = s;
-          this.faultSize = 2;
-          break exec;
+          const v = (VIEWS[id] as DataView).getUint16(a, true);
+          const vh = 0;
+          L[d] = v;
+          H[d] = vh;
+          n++;
+          const x = ((L[d2] as number) + v) | 0;
+          H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+          L[d2] = x;
+          pc += 2;
+          continue;
         }
         case 150: { // scanLdxw: rX = *(u32 *)(rY + off); rZ += rX; rA += k; rB += k2; if rB != c goto
-          // the five slots' fields once; while the branch comes back here, loop in this case
-          // (each iteration counts five, checks the budget on the taken branch, and faults on the
-          // load with the pc and count of the load); the load's region is looked up again only
-          // when the pointer's region id changes
-          const start = pc;
+          // the canonical scanning loop (load, accumulate, advance, count down, branch) in its
+          // usual shape: while the branch comes back here, loop in this case with the registers
+          // in locals, each iteration counting five and checking the budget on the taken branch
+          // as the jump would, a fault on the load leaving the pc and count of the load; the
+          // load's region looked up again only when the pointer's region id changes. Registers
+          // in another shape: the load + add pair alone (the triple after it keeps its code)
           const s = (w >> 12) & 15;
           const d = (w >> 8) & 15;
           const off = w >> 16;
           const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
           const ra = ((INSN[pc + 2] as number) >> 8) & 15;
-          const ka = IMM[pc + 2] as number;
           const rb = ((INSN[pc + 3] as number) >> 8) & 15;
-          const kb = IMM[pc + 3] as number;
-          const c = IMM[pc + 4] as number;
-          const target = pc + 5 + ((INSN[pc + 4] as number) >> 16);
-          let cid = -1;
-          let lo = 0;
-          let hi = 0;
-          let mem: DataView | undefined;
           if (ra === s && d !== s && d !== d2 && d !== rb && d2 !== s && d2 !== rb && rb !== s) {
-            // the usual shape (the pointer advanced; the loaded value, the sum and the counter
-            // three other registers): the five registers in locals, written back on leaving
+            // pointer, loaded value, sum and counter four registers, in locals
+            const start = pc;
             let pl = L[s] as number;
             let ph = H[s] as number;
             let xl = L[d] as number;
@@ -425,6 +370,14 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
             let zh = H[d2] as number;
             let bl = L[rb] as number;
             let bh = H[rb] as number;
+            const ka = IMM[pc + 2] as number;
+            const kb = IMM[pc + 3] as number;
+            const c = IMM[pc + 4] as number;
+            const target = pc + 5 + ((INSN[pc + 4] as number) >> 16);
+            let cid = -1;
+            let lo = 0;
+            let hi = 0;
+            let mem: DataView | undefined;
             let leave = 0; // 1: the load faults, 2: out of budget
             for (;;) {
               const a = (pl >>> 0) + off;
@@ -484,72 +437,40 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
             this.faultSize = 4;
             break exec;
           }
-          for (;;) {
-            const id = H[s] as number;
-            const a = ((L[s] as number) >>> 0) + off;
-            if (id !== cid) {
-              if (id <= 0 || id >= NR) break;
-              cid = id;
-              lo = LOW[id] as number;
-              hi = (LEN[id] as number) - 3;
-              mem = VIEWS[id] as DataView;
-            }
-            if (a < lo || a >= hi) break;
-            const v = (mem as DataView).getInt32(a, true);
-            const vh = 0;
-            L[d] = v;
-            H[d] = vh;
-            const x = ((L[d2] as number) + v) | 0;
-            H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
-            L[d2] = x;
-            const y = ((L[ra] as number) + ka) | 0;
-            H[ra] = ((H[ra] as number) + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
-            L[ra] = y;
-            const z = ((L[rb] as number) + kb) | 0;
-            const zh = ((H[rb] as number) + (kb >> 31) + (z >>> 0 < kb >>> 0 ? 1 : 0)) | 0;
-            L[rb] = z;
-            H[rb] = zh;
-            n += 4;
-            if (z === c && zh === c >> 31) {
-              pc = start + 5;
-              continue exec;
-            }
-            pc = target;
-            if (n > budget) {
-              status = RunStatus.budgetExhausted;
-              break exec;
-            }
-            if (target !== start) continue exec;
-            n++;
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + off;
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 4 > (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 4;
+            break exec;
           }
-          // the load faults (pc at the load, counted)
-          this.faultBase = s;
-          this.faultSize = 4;
-          break exec;
+          const v = (VIEWS[id] as DataView).getInt32(a, true);
+          const vh = 0;
+          L[d] = v;
+          H[d] = vh;
+          n++;
+          const x = ((L[d2] as number) + v) | 0;
+          H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+          L[d2] = x;
+          pc += 2;
+          continue;
         }
         case 151: { // scanLdxdw: rX = *(u64 *)(rY + off); rZ += rX; rA += k; rB += k2; if rB != c goto
-          // the five slots' fields once; while the branch comes back here, loop in this case
-          // (each iteration counts five, checks the budget on the taken branch, and faults on the
-          // load with the pc and count of the load); the load's region is looked up again only
-          // when the pointer's region id changes
-          const start = pc;
+          // the canonical scanning loop (load, accumulate, advance, count down, branch) in its
+          // usual shape: while the branch comes back here, loop in this case with the registers
+          // in locals, each iteration counting five and checking the budget on the taken branch
+          // as the jump would, a fault on the load leaving the pc and count of the load; the
+          // load's region looked up again only when the pointer's region id changes. Registers
+          // in another shape: the load + add pair alone (the triple after it keeps its code)
           const s = (w >> 12) & 15;
           const d = (w >> 8) & 15;
           const off = w >> 16;
           const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
           const ra = ((INSN[pc + 2] as number) >> 8) & 15;
-          const ka = IMM[pc + 2] as number;
           const rb = ((INSN[pc + 3] as number) >> 8) & 15;
-          const kb = IMM[pc + 3] as number;
-          const c = IMM[pc + 4] as number;
-          const target = pc + 5 + ((INSN[pc + 4] as number) >> 16);
-          let cid = -1;
-          let lo = 0;
-          let hi = 0;
-          let mem: DataView | undefined;
           if (ra === s && d !== s && d !== d2 && d !== rb && d2 !== s && d2 !== rb && rb !== s) {
-            // the usual shape (the pointer advanced; the loaded value, the sum and the counter
-            // three other registers): the five registers in locals, written back on leaving
+            // pointer, loaded value, sum and counter four registers, in locals
+            const start = pc;
             let pl = L[s] as number;
             let ph = H[s] as number;
             let xl = L[d] as number;
@@ -558,6 +479,14 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
             let zh = H[d2] as number;
             let bl = L[rb] as number;
             let bh = H[rb] as number;
+            const ka = IMM[pc + 2] as number;
+            const kb = IMM[pc + 3] as number;
+            const c = IMM[pc + 4] as number;
+            const target = pc + 5 + ((INSN[pc + 4] as number) >> 16);
+            let cid = -1;
+            let lo = 0;
+            let hi = 0;
+            let mem: DataView | undefined;
             let leave = 0; // 1: the load faults, 2: out of budget
             for (;;) {
               const a = (pl >>> 0) + off;
@@ -617,75 +546,50 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
             this.faultSize = 8;
             break exec;
           }
-          for (;;) {
-            const id = H[s] as number;
-            const a = ((L[s] as number) >>> 0) + off;
-            if (id !== cid) {
-              if (id <= 0 || id >= NR) break;
-              cid = id;
-              lo = LOW[id] as number;
-              hi = (LEN[id] as number) - 7;
-              mem = VIEWS[id] as DataView;
-            }
-            if (a < lo || a >= hi) break;
-            const v = (mem as DataView).getInt32(a, true);
-            const vh = (mem as DataView).getInt32(a + 4, true);
-            L[d] = v;
-            H[d] = vh;
-            const x = ((L[d2] as number) + v) | 0;
-            H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
-            L[d2] = x;
-            const y = ((L[ra] as number) + ka) | 0;
-            H[ra] = ((H[ra] as number) + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
-            L[ra] = y;
-            const z = ((L[rb] as number) + kb) | 0;
-            const zh = ((H[rb] as number) + (kb >> 31) + (z >>> 0 < kb >>> 0 ? 1 : 0)) | 0;
-            L[rb] = z;
-            H[rb] = zh;
-            n += 4;
-            if (z === c && zh === c >> 31) {
-              pc = start + 5;
-              continue exec;
-            }
-            pc = target;
-            if (n > budget) {
-              status = RunStatus.budgetExhausted;
-              break exec;
-            }
-            if (target !== start) continue exec;
-            n++;
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + off;
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 8 > (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 8;
+            break exec;
           }
-          // the load faults (pc at the load, counted)
-          this.faultBase = s;
-          this.faultSize = 8;
-          break exec;
+          const v = (VIEWS[id] as DataView).getInt32(a, true);
+          const vh = (VIEWS[id] as DataView).getInt32(a + 4, true);
+          L[d] = v;
+          H[d] = vh;
+          n++;
+          const x = ((L[d2] as number) + v) | 0;
+          H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+          L[d2] = x;
+          pc += 2;
+          continue;
         }
         case 152: { // scanUpLdxb: rX = *(u8 *)(rY + off); rZ += rX; rA += k; if rA < rE goto
-          // as the scanning loops above, for the up-counting shape (a pointer or index stepped
-          // towards an end register): four slots, looping here while the branch comes back
-          const start = pc;
+          // as the scanning loops above, for the up-counting shape (a pointer stepped towards an
+          // end register): four slots
           const s = (w >> 12) & 15;
           const d = (w >> 8) & 15;
           const off = w >> 16;
           const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
           const ra = ((INSN[pc + 2] as number) >> 8) & 15;
-          const ka = IMM[pc + 2] as number;
-          const re = ((INSN[pc + 3] as number) >> 12) & 15;
-          const target = pc + 4 + ((INSN[pc + 3] as number) >> 16);
-          let cid = -1;
-          let lo = 0;
-          let hi = 0;
-          let mem: Uint8Array | undefined;
-          if (ra === s && d !== s && d !== d2 && d2 !== s && re !== s && re !== d && re !== d2) {
-            // the usual shape: pointer, loaded value, sum and end four registers, in locals
+          const rb = ((INSN[pc + 3] as number) >> 12) & 15;
+          if (ra === s && d !== s && d !== d2 && d2 !== s && rb !== s && rb !== d && rb !== d2) {
+            // pointer, loaded value, sum and end four registers, in locals
+            const start = pc;
             let pl = L[s] as number;
             let ph = H[s] as number;
             let xl = L[d] as number;
             let xh = H[d] as number;
             let zl = L[d2] as number;
             let zh = H[d2] as number;
-            const el = (L[re] as number) >>> 0;
-            const eh = (H[re] as number) >>> 0;
+            const el = (L[rb] as number) >>> 0;
+            const eh = (H[rb] as number) >>> 0;
+            const ka = IMM[pc + 2] as number;
+            const target = pc + 4 + ((INSN[pc + 3] as number) >> 16);
+            let cid = -1;
+            let lo = 0;
+            let hi = 0;
+            let mem: Uint8Array | undefined;
             let leave = 0; // 1: the load faults, 2: out of budget
             for (;;) {
               const a = (pl >>> 0) + off;
@@ -740,73 +644,50 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
             this.faultSize = 1;
             break exec;
           }
-          for (;;) {
-            const id = H[s] as number;
-            const a = ((L[s] as number) >>> 0) + off;
-            if (id !== cid) {
-              if (id <= 0 || id >= NR) break;
-              cid = id;
-              lo = LOW[id] as number;
-              hi = LEN[id] as number;
-              mem = BYTES[id] as Uint8Array;
-            }
-            if (a < lo || a >= hi) break;
-            const v = (mem as Uint8Array)[a] as number;
-            const vh = 0;
-            L[d] = v;
-            H[d] = vh;
-            const x = ((L[d2] as number) + v) | 0;
-            H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
-            L[d2] = x;
-            const y = ((L[ra] as number) + ka) | 0;
-            const yh = ((H[ra] as number) + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
-            L[ra] = y;
-            H[ra] = yh;
-            n += 3;
-            const bh = H[re] as number;
-            if (!(yh !== bh ? yh >>> 0 < bh >>> 0 : y >>> 0 < (L[re] as number) >>> 0)) {
-              pc = start + 4;
-              continue exec;
-            }
-            pc = target;
-            if (n > budget) {
-              status = RunStatus.budgetExhausted;
-              break exec;
-            }
-            if (target !== start) continue exec;
-            n++;
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + off;
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a >= (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 1;
+            break exec;
           }
-          // the load faults (pc at the load, counted)
-          this.faultBase = s;
-          this.faultSize = 1;
-          break exec;
+          const v = (BYTES[id] as Uint8Array)[a] as number;
+          const vh = 0;
+          L[d] = v;
+          H[d] = vh;
+          n++;
+          const x = ((L[d2] as number) + v) | 0;
+          H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+          L[d2] = x;
+          pc += 2;
+          continue;
         }
         case 153: { // scanUpLdxh: rX = *(u16 *)(rY + off); rZ += rX; rA += k; if rA < rE goto
-          // as the scanning loops above, for the up-counting shape (a pointer or index stepped
-          // towards an end register): four slots, looping here while the branch comes back
-          const start = pc;
+          // as the scanning loops above, for the up-counting shape (a pointer stepped towards an
+          // end register): four slots
           const s = (w >> 12) & 15;
           const d = (w >> 8) & 15;
           const off = w >> 16;
           const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
           const ra = ((INSN[pc + 2] as number) >> 8) & 15;
-          const ka = IMM[pc + 2] as number;
-          const re = ((INSN[pc + 3] as number) >> 12) & 15;
-          const target = pc + 4 + ((INSN[pc + 3] as number) >> 16);
-          let cid = -1;
-          let lo = 0;
-          let hi = 0;
-          let mem: DataView | undefined;
-          if (ra === s && d !== s && d !== d2 && d2 !== s && re !== s && re !== d && re !== d2) {
-            // the usual shape: pointer, loaded value, sum and end four registers, in locals
+          const rb = ((INSN[pc + 3] as number) >> 12) & 15;
+          if (ra === s && d !== s && d !== d2 && d2 !== s && rb !== s && rb !== d && rb !== d2) {
+            // pointer, loaded value, sum and end four registers, in locals
+            const start = pc;
             let pl = L[s] as number;
             let ph = H[s] as number;
             let xl = L[d] as number;
             let xh = H[d] as number;
             let zl = L[d2] as number;
             let zh = H[d2] as number;
-            const el = (L[re] as number) >>> 0;
-            const eh = (H[re] as number) >>> 0;
+            const el = (L[rb] as number) >>> 0;
+            const eh = (H[rb] as number) >>> 0;
+            const ka = IMM[pc + 2] as number;
+            const target = pc + 4 + ((INSN[pc + 3] as number) >> 16);
+            let cid = -1;
+            let lo = 0;
+            let hi = 0;
+            let mem: DataView | undefined;
             let leave = 0; // 1: the load faults, 2: out of budget
             for (;;) {
               const a = (pl >>> 0) + off;
@@ -861,73 +742,50 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
             this.faultSize = 2;
             break exec;
           }
-          for (;;) {
-            const id = H[s] as number;
-            const a = ((L[s] as number) >>> 0) + off;
-            if (id !== cid) {
-              if (id <= 0 || id >= NR) break;
-              cid = id;
-              lo = LOW[id] as number;
-              hi = (LEN[id] as number) - 1;
-              mem = VIEWS[id] as DataView;
-            }
-            if (a < lo || a >= hi) break;
-            const v = (mem as DataView).getUint16(a, true);
-            const vh = 0;
-            L[d] = v;
-            H[d] = vh;
-            const x = ((L[d2] as number) + v) | 0;
-            H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
-            L[d2] = x;
-            const y = ((L[ra] as number) + ka) | 0;
-            const yh = ((H[ra] as number) + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
-            L[ra] = y;
-            H[ra] = yh;
-            n += 3;
-            const bh = H[re] as number;
-            if (!(yh !== bh ? yh >>> 0 < bh >>> 0 : y >>> 0 < (L[re] as number) >>> 0)) {
-              pc = start + 4;
-              continue exec;
-            }
-            pc = target;
-            if (n > budget) {
-              status = RunStatus.budgetExhausted;
-              break exec;
-            }
-            if (target !== start) continue exec;
-            n++;
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + off;
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 2 > (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 2;
+            break exec;
           }
-          // the load faults (pc at the load, counted)
-          this.faultBase = s;
-          this.faultSize = 2;
-          break exec;
+          const v = (VIEWS[id] as DataView).getUint16(a, true);
+          const vh = 0;
+          L[d] = v;
+          H[d] = vh;
+          n++;
+          const x = ((L[d2] as number) + v) | 0;
+          H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+          L[d2] = x;
+          pc += 2;
+          continue;
         }
         case 154: { // scanUpLdxw: rX = *(u32 *)(rY + off); rZ += rX; rA += k; if rA < rE goto
-          // as the scanning loops above, for the up-counting shape (a pointer or index stepped
-          // towards an end register): four slots, looping here while the branch comes back
-          const start = pc;
+          // as the scanning loops above, for the up-counting shape (a pointer stepped towards an
+          // end register): four slots
           const s = (w >> 12) & 15;
           const d = (w >> 8) & 15;
           const off = w >> 16;
           const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
           const ra = ((INSN[pc + 2] as number) >> 8) & 15;
-          const ka = IMM[pc + 2] as number;
-          const re = ((INSN[pc + 3] as number) >> 12) & 15;
-          const target = pc + 4 + ((INSN[pc + 3] as number) >> 16);
-          let cid = -1;
-          let lo = 0;
-          let hi = 0;
-          let mem: DataView | undefined;
-          if (ra === s && d !== s && d !== d2 && d2 !== s && re !== s && re !== d && re !== d2) {
-            // the usual shape: pointer, loaded value, sum and end four registers, in locals
+          const rb = ((INSN[pc + 3] as number) >> 12) & 15;
+          if (ra === s && d !== s && d !== d2 && d2 !== s && rb !== s && rb !== d && rb !== d2) {
+            // pointer, loaded value, sum and end four registers, in locals
+            const start = pc;
             let pl = L[s] as number;
             let ph = H[s] as number;
             let xl = L[d] as number;
             let xh = H[d] as number;
             let zl = L[d2] as number;
             let zh = H[d2] as number;
-            const el = (L[re] as number) >>> 0;
-            const eh = (H[re] as number) >>> 0;
+            const el = (L[rb] as number) >>> 0;
+            const eh = (H[rb] as number) >>> 0;
+            const ka = IMM[pc + 2] as number;
+            const target = pc + 4 + ((INSN[pc + 3] as number) >> 16);
+            let cid = -1;
+            let lo = 0;
+            let hi = 0;
+            let mem: DataView | undefined;
             let leave = 0; // 1: the load faults, 2: out of budget
             for (;;) {
               const a = (pl >>> 0) + off;
@@ -982,73 +840,50 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
             this.faultSize = 4;
             break exec;
           }
-          for (;;) {
-            const id = H[s] as number;
-            const a = ((L[s] as number) >>> 0) + off;
-            if (id !== cid) {
-              if (id <= 0 || id >= NR) break;
-              cid = id;
-              lo = LOW[id] as number;
-              hi = (LEN[id] as number) - 3;
-              mem = VIEWS[id] as DataView;
-            }
-            if (a < lo || a >= hi) break;
-            const v = (mem as DataView).getInt32(a, true);
-            const vh = 0;
-            L[d] = v;
-            H[d] = vh;
-            const x = ((L[d2] as number) + v) | 0;
-            H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
-            L[d2] = x;
-            const y = ((L[ra] as number) + ka) | 0;
-            const yh = ((H[ra] as number) + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
-            L[ra] = y;
-            H[ra] = yh;
-            n += 3;
-            const bh = H[re] as number;
-            if (!(yh !== bh ? yh >>> 0 < bh >>> 0 : y >>> 0 < (L[re] as number) >>> 0)) {
-              pc = start + 4;
-              continue exec;
-            }
-            pc = target;
-            if (n > budget) {
-              status = RunStatus.budgetExhausted;
-              break exec;
-            }
-            if (target !== start) continue exec;
-            n++;
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + off;
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 4 > (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 4;
+            break exec;
           }
-          // the load faults (pc at the load, counted)
-          this.faultBase = s;
-          this.faultSize = 4;
-          break exec;
+          const v = (VIEWS[id] as DataView).getInt32(a, true);
+          const vh = 0;
+          L[d] = v;
+          H[d] = vh;
+          n++;
+          const x = ((L[d2] as number) + v) | 0;
+          H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+          L[d2] = x;
+          pc += 2;
+          continue;
         }
         case 155: { // scanUpLdxdw: rX = *(u64 *)(rY + off); rZ += rX; rA += k; if rA < rE goto
-          // as the scanning loops above, for the up-counting shape (a pointer or index stepped
-          // towards an end register): four slots, looping here while the branch comes back
-          const start = pc;
+          // as the scanning loops above, for the up-counting shape (a pointer stepped towards an
+          // end register): four slots
           const s = (w >> 12) & 15;
           const d = (w >> 8) & 15;
           const off = w >> 16;
           const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
           const ra = ((INSN[pc + 2] as number) >> 8) & 15;
-          const ka = IMM[pc + 2] as number;
-          const re = ((INSN[pc + 3] as number) >> 12) & 15;
-          const target = pc + 4 + ((INSN[pc + 3] as number) >> 16);
-          let cid = -1;
-          let lo = 0;
-          let hi = 0;
-          let mem: DataView | undefined;
-          if (ra === s && d !== s && d !== d2 && d2 !== s && re !== s && re !== d && re !== d2) {
-            // the usual shape: pointer, loaded value, sum and end four registers, in locals
+          const rb = ((INSN[pc + 3] as number) >> 12) & 15;
+          if (ra === s && d !== s && d !== d2 && d2 !== s && rb !== s && rb !== d && rb !== d2) {
+            // pointer, loaded value, sum and end four registers, in locals
+            const start = pc;
             let pl = L[s] as number;
             let ph = H[s] as number;
             let xl = L[d] as number;
             let xh = H[d] as number;
             let zl = L[d2] as number;
             let zh = H[d2] as number;
-            const el = (L[re] as number) >>> 0;
-            const eh = (H[re] as number) >>> 0;
+            const el = (L[rb] as number) >>> 0;
+            const eh = (H[rb] as number) >>> 0;
+            const ka = IMM[pc + 2] as number;
+            const target = pc + 4 + ((INSN[pc + 3] as number) >> 16);
+            let cid = -1;
+            let lo = 0;
+            let hi = 0;
+            let mem: DataView | undefined;
             let leave = 0; // 1: the load faults, 2: out of budget
             for (;;) {
               const a = (pl >>> 0) + off;
@@ -1103,46 +938,23 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
             this.faultSize = 8;
             break exec;
           }
-          for (;;) {
-            const id = H[s] as number;
-            const a = ((L[s] as number) >>> 0) + off;
-            if (id !== cid) {
-              if (id <= 0 || id >= NR) break;
-              cid = id;
-              lo = LOW[id] as number;
-              hi = (LEN[id] as number) - 7;
-              mem = VIEWS[id] as DataView;
-            }
-            if (a < lo || a >= hi) break;
-            const v = (mem as DataView).getInt32(a, true);
-            const vh = (mem as DataView).getInt32(a + 4, true);
-            L[d] = v;
-            H[d] = vh;
-            const x = ((L[d2] as number) + v) | 0;
-            H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
-            L[d2] = x;
-            const y = ((L[ra] as number) + ka) | 0;
-            const yh = ((H[ra] as number) + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
-            L[ra] = y;
-            H[ra] = yh;
-            n += 3;
-            const bh = H[re] as number;
-            if (!(yh !== bh ? yh >>> 0 < bh >>> 0 : y >>> 0 < (L[re] as number) >>> 0)) {
-              pc = start + 4;
-              continue exec;
-            }
-            pc = target;
-            if (n > budget) {
-              status = RunStatus.budgetExhausted;
-              break exec;
-            }
-            if (target !== start) continue exec;
-            n++;
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + off;
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 8 > (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 8;
+            break exec;
           }
-          // the load faults (pc at the load, counted)
-          this.faultBase = s;
-          this.faultSize = 8;
-          break exec;
+          const v = (VIEWS[id] as DataView).getInt32(a, true);
+          const vh = (VIEWS[id] as DataView).getInt32(a + 4, true);
+          L[d] = v;
+          H[d] = vh;
+          n++;
+          const x = ((L[d2] as number) + v) | 0;
+          H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+          L[d2] = x;
+          pc += 2;
+          continue;
         }
         case 138: { // addImmJeqImm: rX += imm; if rX == imm2 goto
           const d = (w >> 8) & 15;
