@@ -4,9 +4,11 @@ import { loadProgramOrThrow, RunStatus, Vm, type VmTier } from '../src/index.js'
 import { Code } from '../src/interpreter/interpreter-code.js';
 import { referenceRun } from './reference-vm.js';
 
-// The interpreter's scanning-loop superinstruction (Code.scanLdxb and its u16/u32/u64 forms: the
-// five slots `rX = *(size *)(rY + off); rZ += rX; rA += k; rB += k2; if rB != c goto`, one case
-// that loops by itself while the branch comes back to its first slot). On programs of such loops,
+// The interpreter's scanning-loop superinstructions (Code.scanLdxb and its u16/u32/u64 forms: the
+// five slots `rX = *(size *)(rY + off); rZ += rX; rA += k; rB += k2; if rB != c goto`; the
+// up-counting Code.scanUpLdxb …: `rX = *(size *)(rY + off); rZ += rX; rA += k; if rA < rE goto`;
+// one case that, in the usual shape of registers, loops by itself while the branch comes back to
+// its first slot, and else runs the load + add pair alone). On programs of such loops,
 // with registers that line up or alias (the pointer stepped as the counter, the load overwriting
 // its own pointer, the accumulator being the counter), pointers walking off the end of the
 // context (a fault on the load after some iterations), loops that run into the budget, and

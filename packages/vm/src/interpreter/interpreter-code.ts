@@ -189,10 +189,12 @@ export const Code = {
   /**
    * The canonical scanning loop's five slots, `rX = *(u8 *)(rY + off); rZ += rX; rA += k;
    * rB += k2; if rB != c goto` (load, accumulate, advance, count down, branch: a load + add pair
-   * before an {@link addImmAddImmJneImm} triple), any registers and immediates, one case; while
-   * the branch goes back to this slot the case loops by itself (one dispatch per loop, not per
-   * iteration), counting five instructions and checking the budget per iteration as the jump
-   * would. Slots two to five keep their codes. The u16, u32 and u64 loads follow.
+   * before an {@link addImmAddImmJneImm} triple), any registers and immediates, one case. In the
+   * usual shape (the pointer advanced; pointer, loaded value, sum and counter four registers),
+   * while the branch goes back to this slot, the case loops by itself (one dispatch per loop, not
+   * per iteration), counting five instructions and checking the budget per iteration as the jump
+   * would; in another it runs the load + add pair alone. Slots two to five keep their codes. The
+   * u16, u32 and u64 loads follow.
    */
   scanLdxb: 148,
   /** {@link scanLdxb} with `*(u16 *)`. */
