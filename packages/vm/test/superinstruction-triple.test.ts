@@ -72,7 +72,7 @@ const regs = (vm: Vm) =>
 describe('the add-imm + add-imm + jne-imm triple', () => {
   it('is the code of the first slot only when the second and third form a fused pair', () => {
     const codes = (slots: Insn[]) => Array.from(loadProgramOrThrow(assemble(slots), { helpers: () => true }).insn, (w) => w & 0xff);
-    // mem_sum's byte loop: r6 = *(u8 *)(r3 + 0); r0 += r6; r3 += 1; r5 += -1; if r5 != 0 goto -5
+    // mem_sum's byte loop (a scanning loop: its first slot takes the five): r6 = *(u8 *)(r3 + 0); r0 += r6; r3 += 1; r5 += -1; if r5 != 0 goto -5
     expect(
       codes([
         [0x71, 6, 3, 0, 0],
@@ -82,7 +82,7 @@ describe('the add-imm + add-imm + jne-imm triple', () => {
         [0x55, 5, 0, -5, 0],
         [0x95, 0, 0, 0, 0],
       ]),
-    ).toEqual([Code.ldxbAdd, Code.add64Reg, Code.addImmAddImmJneImm, Code.addImmJneImm, Code.jneImm, Code.exit]);
+    ).toEqual([Code.scanLdxb, Code.add64Reg, Code.addImmAddImmJneImm, Code.addImmJneImm, Code.jneImm, Code.exit]);
     // the jump tests another register: no pair, so no triple
     expect(
       codes([

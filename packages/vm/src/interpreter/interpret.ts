@@ -128,6 +128,834 @@ export function interpret(this: InterpreterHost, prog: LoadedProgram, startCount
           } else pc++;
           continue;
         }
+        case 148: { // scanLdxb: rX = *(u8 *)(rY + off); rZ += rX; rA += k; rB += k2; if rB != c goto
+          // the canonical scanning loop (load, accumulate, advance, count down, branch) in its
+          // usual shape: while the branch comes back here, loop in this case with the registers
+          // in locals, each iteration counting five and checking the budget on the taken branch
+          // as the jump would, a fault on the load leaving the pc and count of the load; the
+          // load's region looked up again only when the pointer's region id changes. Registers
+          // in another shape: the load + add pair alone (the triple after it keeps its code)
+          const s = (w >> 12) & 15;
+          const d = (w >> 8) & 15;
+          const off = w >> 16;
+          const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
+          const ra = ((INSN[pc + 2] as number) >> 8) & 15;
+          const rb = ((INSN[pc + 3] as number) >> 8) & 15;
+          if (ra === s && d !== s && d !== d2 && d !== rb && d2 !== s && d2 !== rb && rb !== s) {
+            // pointer, loaded value, sum and counter four registers, in locals
+            const start = pc;
+            let pl = L[s] as number;
+            let ph = H[s] as number;
+            let xl = L[d] as number;
+            let xh = H[d] as number;
+            let zl = L[d2] as number;
+            let zh = H[d2] as number;
+            let bl = L[rb] as number;
+            let bh = H[rb] as number;
+            const ka = IMM[pc + 2] as number;
+            const kb = IMM[pc + 3] as number;
+            const c = IMM[pc + 4] as number;
+            const target = pc + 5 + ((INSN[pc + 4] as number) >> 16);
+            let cid = -1;
+            let lo = 0;
+            let hi = 0;
+            let mem: Uint8Array | undefined;
+            let leave = 0; // 1: the load faults, 2: out of budget
+            for (;;) {
+              const a = (pl >>> 0) + off;
+              if (ph !== cid) {
+                if (ph <= 0 || ph >= NR) {
+                  leave = 1;
+                  break;
+                }
+                const id = ph;
+                cid = id;
+                lo = LOW[id] as number;
+                hi = LEN[id] as number;
+                mem = BYTES[id] as Uint8Array;
+              }
+              if (a < lo || a >= hi) {
+                leave = 1;
+                break;
+              }
+              xl = (mem as Uint8Array)[a] as number;
+              xh = 0;
+              const x = (zl + xl) | 0;
+              zh = (zh + xh + (x >>> 0 < xl >>> 0 ? 1 : 0)) | 0;
+              zl = x;
+              const y = (pl + ka) | 0;
+              ph = (ph + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+              pl = y;
+              const z = (bl + kb) | 0;
+              bh = (bh + (kb >> 31) + (z >>> 0 < kb >>> 0 ? 1 : 0)) | 0;
+              bl = z;
+              n += 4;
+              if (z === c && bh === c >> 31) {
+                pc = start + 5;
+                break;
+              }
+              pc = target;
+              if (n > budget) {
+                leave = 2;
+                break;
+              }
+              if (target !== start) break;
+              n++;
+            }
+            L[s] = pl;
+            H[s] = ph;
+            L[d] = xl;
+            H[d] = xh;
+            L[d2] = zl;
+            H[d2] = zh;
+            L[rb] = bl;
+            H[rb] = bh;
+            if (leave === 0) continue;
+            if (leave === 2) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            this.faultBase = s;
+            this.faultSize = 1;
+            break exec;
+          }
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + off;
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a >= (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 1;
+            break exec;
+          }
+          const v = (BYTES[id] as Uint8Array)[a] as number;
+          const vh = 0;
+          L[d] = v;
+          H[d] = vh;
+          n++;
+          const x = ((L[d2] as number) + v) | 0;
+          H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+          L[d2] = x;
+          pc += 2;
+          continue;
+        }
+        case 149: { // scanLdxh: rX = *(u16 *)(rY + off); rZ += rX; rA += k; rB += k2; if rB != c goto
+          // the canonical scanning loop (load, accumulate, advance, count down, branch) in its
+          // usual shape: while the branch comes back here, loop in this case with the registers
+          // in locals, each iteration counting five and checking the budget on the taken branch
+          // as the jump would, a fault on the load leaving the pc and count of the load; the
+          // load's region looked up again only when the pointer's region id changes. Registers
+          // in another shape: the load + add pair alone (the triple after it keeps its code)
+          const s = (w >> 12) & 15;
+          const d = (w >> 8) & 15;
+          const off = w >> 16;
+          const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
+          const ra = ((INSN[pc + 2] as number) >> 8) & 15;
+          const rb = ((INSN[pc + 3] as number) >> 8) & 15;
+          if (ra === s && d !== s && d !== d2 && d !== rb && d2 !== s && d2 !== rb && rb !== s) {
+            // pointer, loaded value, sum and counter four registers, in locals
+            const start = pc;
+            let pl = L[s] as number;
+            let ph = H[s] as number;
+            let xl = L[d] as number;
+            let xh = H[d] as number;
+            let zl = L[d2] as number;
+            let zh = H[d2] as number;
+            let bl = L[rb] as number;
+            let bh = H[rb] as number;
+            const ka = IMM[pc + 2] as number;
+            const kb = IMM[pc + 3] as number;
+            const c = IMM[pc + 4] as number;
+            const target = pc + 5 + ((INSN[pc + 4] as number) >> 16);
+            let cid = -1;
+            let lo = 0;
+            let hi = 0;
+            let mem: DataView | undefined;
+            let leave = 0; // 1: the load faults, 2: out of budget
+            for (;;) {
+              const a = (pl >>> 0) + off;
+              if (ph !== cid) {
+                if (ph <= 0 || ph >= NR) {
+                  leave = 1;
+                  break;
+                }
+                const id = ph;
+                cid = id;
+                lo = LOW[id] as number;
+                hi = (LEN[id] as number) - 1;
+                mem = VIEWS[id] as DataView;
+              }
+              if (a < lo || a >= hi) {
+                leave = 1;
+                break;
+              }
+              xl = (mem as DataView).getUint16(a, true);
+              xh = 0;
+              const x = (zl + xl) | 0;
+              zh = (zh + xh + (x >>> 0 < xl >>> 0 ? 1 : 0)) | 0;
+              zl = x;
+              const y = (pl + ka) | 0;
+              ph = (ph + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+              pl = y;
+              const z = (bl + kb) | 0;
+              bh = (bh + (kb >> 31) + (z >>> 0 < kb >>> 0 ? 1 : 0)) | 0;
+              bl = z;
+              n += 4;
+              if (z === c && bh === c >> 31) {
+                pc = start + 5;
+                break;
+              }
+              pc = target;
+              if (n > budget) {
+                leave = 2;
+                break;
+              }
+              if (target !== start) break;
+              n++;
+            }
+            L[s] = pl;
+            H[s] = ph;
+            L[d] = xl;
+            H[d] = xh;
+            L[d2] = zl;
+            H[d2] = zh;
+            L[rb] = bl;
+            H[rb] = bh;
+            if (leave === 0) continue;
+            if (leave === 2) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            this.faultBase = s;
+            this.faultSize = 2;
+            break exec;
+          }
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + off;
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 2 > (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 2;
+            break exec;
+          }
+          const v = (VIEWS[id] as DataView).getUint16(a, true);
+          const vh = 0;
+          L[d] = v;
+          H[d] = vh;
+          n++;
+          const x = ((L[d2] as number) + v) | 0;
+          H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+          L[d2] = x;
+          pc += 2;
+          continue;
+        }
+        case 150: { // scanLdxw: rX = *(u32 *)(rY + off); rZ += rX; rA += k; rB += k2; if rB != c goto
+          // the canonical scanning loop (load, accumulate, advance, count down, branch) in its
+          // usual shape: while the branch comes back here, loop in this case with the registers
+          // in locals, each iteration counting five and checking the budget on the taken branch
+          // as the jump would, a fault on the load leaving the pc and count of the load; the
+          // load's region looked up again only when the pointer's region id changes. Registers
+          // in another shape: the load + add pair alone (the triple after it keeps its code)
+          const s = (w >> 12) & 15;
+          const d = (w >> 8) & 15;
+          const off = w >> 16;
+          const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
+          const ra = ((INSN[pc + 2] as number) >> 8) & 15;
+          const rb = ((INSN[pc + 3] as number) >> 8) & 15;
+          if (ra === s && d !== s && d !== d2 && d !== rb && d2 !== s && d2 !== rb && rb !== s) {
+            // pointer, loaded value, sum and counter four registers, in locals
+            const start = pc;
+            let pl = L[s] as number;
+            let ph = H[s] as number;
+            let xl = L[d] as number;
+            let xh = H[d] as number;
+            let zl = L[d2] as number;
+            let zh = H[d2] as number;
+            let bl = L[rb] as number;
+            let bh = H[rb] as number;
+            const ka = IMM[pc + 2] as number;
+            const kb = IMM[pc + 3] as number;
+            const c = IMM[pc + 4] as number;
+            const target = pc + 5 + ((INSN[pc + 4] as number) >> 16);
+            let cid = -1;
+            let lo = 0;
+            let hi = 0;
+            let mem: DataView | undefined;
+            let leave = 0; // 1: the load faults, 2: out of budget
+            for (;;) {
+              const a = (pl >>> 0) + off;
+              if (ph !== cid) {
+                if (ph <= 0 || ph >= NR) {
+                  leave = 1;
+                  break;
+                }
+                const id = ph;
+                cid = id;
+                lo = LOW[id] as number;
+                hi = (LEN[id] as number) - 3;
+                mem = VIEWS[id] as DataView;
+              }
+              if (a < lo || a >= hi) {
+                leave = 1;
+                break;
+              }
+              xl = (mem as DataView).getInt32(a, true);
+              xh = 0;
+              const x = (zl + xl) | 0;
+              zh = (zh + xh + (x >>> 0 < xl >>> 0 ? 1 : 0)) | 0;
+              zl = x;
+              const y = (pl + ka) | 0;
+              ph = (ph + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+              pl = y;
+              const z = (bl + kb) | 0;
+              bh = (bh + (kb >> 31) + (z >>> 0 < kb >>> 0 ? 1 : 0)) | 0;
+              bl = z;
+              n += 4;
+              if (z === c && bh === c >> 31) {
+                pc = start + 5;
+                break;
+              }
+              pc = target;
+              if (n > budget) {
+                leave = 2;
+                break;
+              }
+              if (target !== start) break;
+              n++;
+            }
+            L[s] = pl;
+            H[s] = ph;
+            L[d] = xl;
+            H[d] = xh;
+            L[d2] = zl;
+            H[d2] = zh;
+            L[rb] = bl;
+            H[rb] = bh;
+            if (leave === 0) continue;
+            if (leave === 2) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            this.faultBase = s;
+            this.faultSize = 4;
+            break exec;
+          }
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + off;
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 4 > (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 4;
+            break exec;
+          }
+          const v = (VIEWS[id] as DataView).getInt32(a, true);
+          const vh = 0;
+          L[d] = v;
+          H[d] = vh;
+          n++;
+          const x = ((L[d2] as number) + v) | 0;
+          H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+          L[d2] = x;
+          pc += 2;
+          continue;
+        }
+        case 151: { // scanLdxdw: rX = *(u64 *)(rY + off); rZ += rX; rA += k; rB += k2; if rB != c goto
+          // the canonical scanning loop (load, accumulate, advance, count down, branch) in its
+          // usual shape: while the branch comes back here, loop in this case with the registers
+          // in locals, each iteration counting five and checking the budget on the taken branch
+          // as the jump would, a fault on the load leaving the pc and count of the load; the
+          // load's region looked up again only when the pointer's region id changes. Registers
+          // in another shape: the load + add pair alone (the triple after it keeps its code)
+          const s = (w >> 12) & 15;
+          const d = (w >> 8) & 15;
+          const off = w >> 16;
+          const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
+          const ra = ((INSN[pc + 2] as number) >> 8) & 15;
+          const rb = ((INSN[pc + 3] as number) >> 8) & 15;
+          if (ra === s && d !== s && d !== d2 && d !== rb && d2 !== s && d2 !== rb && rb !== s) {
+            // pointer, loaded value, sum and counter four registers, in locals
+            const start = pc;
+            let pl = L[s] as number;
+            let ph = H[s] as number;
+            let xl = L[d] as number;
+            let xh = H[d] as number;
+            let zl = L[d2] as number;
+            let zh = H[d2] as number;
+            let bl = L[rb] as number;
+            let bh = H[rb] as number;
+            const ka = IMM[pc + 2] as number;
+            const kb = IMM[pc + 3] as number;
+            const c = IMM[pc + 4] as number;
+            const target = pc + 5 + ((INSN[pc + 4] as number) >> 16);
+            let cid = -1;
+            let lo = 0;
+            let hi = 0;
+            let mem: DataView | undefined;
+            let leave = 0; // 1: the load faults, 2: out of budget
+            for (;;) {
+              const a = (pl >>> 0) + off;
+              if (ph !== cid) {
+                if (ph <= 0 || ph >= NR) {
+                  leave = 1;
+                  break;
+                }
+                const id = ph;
+                cid = id;
+                lo = LOW[id] as number;
+                hi = (LEN[id] as number) - 7;
+                mem = VIEWS[id] as DataView;
+              }
+              if (a < lo || a >= hi) {
+                leave = 1;
+                break;
+              }
+              xl = (mem as DataView).getInt32(a, true);
+              xh = (mem as DataView).getInt32(a + 4, true);
+              const x = (zl + xl) | 0;
+              zh = (zh + xh + (x >>> 0 < xl >>> 0 ? 1 : 0)) | 0;
+              zl = x;
+              const y = (pl + ka) | 0;
+              ph = (ph + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+              pl = y;
+              const z = (bl + kb) | 0;
+              bh = (bh + (kb >> 31) + (z >>> 0 < kb >>> 0 ? 1 : 0)) | 0;
+              bl = z;
+              n += 4;
+              if (z === c && bh === c >> 31) {
+                pc = start + 5;
+                break;
+              }
+              pc = target;
+              if (n > budget) {
+                leave = 2;
+                break;
+              }
+              if (target !== start) break;
+              n++;
+            }
+            L[s] = pl;
+            H[s] = ph;
+            L[d] = xl;
+            H[d] = xh;
+            L[d2] = zl;
+            H[d2] = zh;
+            L[rb] = bl;
+            H[rb] = bh;
+            if (leave === 0) continue;
+            if (leave === 2) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            this.faultBase = s;
+            this.faultSize = 8;
+            break exec;
+          }
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + off;
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 8 > (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 8;
+            break exec;
+          }
+          const v = (VIEWS[id] as DataView).getInt32(a, true);
+          const vh = (VIEWS[id] as DataView).getInt32(a + 4, true);
+          L[d] = v;
+          H[d] = vh;
+          n++;
+          const x = ((L[d2] as number) + v) | 0;
+          H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+          L[d2] = x;
+          pc += 2;
+          continue;
+        }
+        case 152: { // scanUpLdxb: rX = *(u8 *)(rY + off); rZ += rX; rA += k; if rA < rE goto
+          // as the scanning loops above, for the up-counting shape (a pointer stepped towards an
+          // end register): four slots
+          const s = (w >> 12) & 15;
+          const d = (w >> 8) & 15;
+          const off = w >> 16;
+          const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
+          const ra = ((INSN[pc + 2] as number) >> 8) & 15;
+          const rb = ((INSN[pc + 3] as number) >> 12) & 15;
+          if (ra === s && d !== s && d !== d2 && d2 !== s && rb !== s && rb !== d && rb !== d2) {
+            // pointer, loaded value, sum and end four registers, in locals
+            const start = pc;
+            let pl = L[s] as number;
+            let ph = H[s] as number;
+            let xl = L[d] as number;
+            let xh = H[d] as number;
+            let zl = L[d2] as number;
+            let zh = H[d2] as number;
+            const el = (L[rb] as number) >>> 0;
+            const eh = (H[rb] as number) >>> 0;
+            const ka = IMM[pc + 2] as number;
+            const target = pc + 4 + ((INSN[pc + 3] as number) >> 16);
+            let cid = -1;
+            let lo = 0;
+            let hi = 0;
+            let mem: Uint8Array | undefined;
+            let leave = 0; // 1: the load faults, 2: out of budget
+            for (;;) {
+              const a = (pl >>> 0) + off;
+              if (ph !== cid) {
+                if (ph <= 0 || ph >= NR) {
+                  leave = 1;
+                  break;
+                }
+                const id = ph;
+                cid = id;
+                lo = LOW[id] as number;
+                hi = LEN[id] as number;
+                mem = BYTES[id] as Uint8Array;
+              }
+              if (a < lo || a >= hi) {
+                leave = 1;
+                break;
+              }
+              xl = (mem as Uint8Array)[a] as number;
+              xh = 0;
+              const x = (zl + xl) | 0;
+              zh = (zh + xh + (x >>> 0 < xl >>> 0 ? 1 : 0)) | 0;
+              zl = x;
+              const y = (pl + ka) | 0;
+              ph = (ph + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+              pl = y;
+              n += 3;
+              if (!(ph >>> 0 !== eh ? ph >>> 0 < eh : y >>> 0 < el)) {
+                pc = start + 4;
+                break;
+              }
+              pc = target;
+              if (n > budget) {
+                leave = 2;
+                break;
+              }
+              if (target !== start) break;
+              n++;
+            }
+            L[s] = pl;
+            H[s] = ph;
+            L[d] = xl;
+            H[d] = xh;
+            L[d2] = zl;
+            H[d2] = zh;
+            if (leave === 0) continue;
+            if (leave === 2) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            this.faultBase = s;
+            this.faultSize = 1;
+            break exec;
+          }
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + off;
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a >= (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 1;
+            break exec;
+          }
+          const v = (BYTES[id] as Uint8Array)[a] as number;
+          const vh = 0;
+          L[d] = v;
+          H[d] = vh;
+          n++;
+          const x = ((L[d2] as number) + v) | 0;
+          H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+          L[d2] = x;
+          pc += 2;
+          continue;
+        }
+        case 153: { // scanUpLdxh: rX = *(u16 *)(rY + off); rZ += rX; rA += k; if rA < rE goto
+          // as the scanning loops above, for the up-counting shape (a pointer stepped towards an
+          // end register): four slots
+          const s = (w >> 12) & 15;
+          const d = (w >> 8) & 15;
+          const off = w >> 16;
+          const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
+          const ra = ((INSN[pc + 2] as number) >> 8) & 15;
+          const rb = ((INSN[pc + 3] as number) >> 12) & 15;
+          if (ra === s && d !== s && d !== d2 && d2 !== s && rb !== s && rb !== d && rb !== d2) {
+            // pointer, loaded value, sum and end four registers, in locals
+            const start = pc;
+            let pl = L[s] as number;
+            let ph = H[s] as number;
+            let xl = L[d] as number;
+            let xh = H[d] as number;
+            let zl = L[d2] as number;
+            let zh = H[d2] as number;
+            const el = (L[rb] as number) >>> 0;
+            const eh = (H[rb] as number) >>> 0;
+            const ka = IMM[pc + 2] as number;
+            const target = pc + 4 + ((INSN[pc + 3] as number) >> 16);
+            let cid = -1;
+            let lo = 0;
+            let hi = 0;
+            let mem: DataView | undefined;
+            let leave = 0; // 1: the load faults, 2: out of budget
+            for (;;) {
+              const a = (pl >>> 0) + off;
+              if (ph !== cid) {
+                if (ph <= 0 || ph >= NR) {
+                  leave = 1;
+                  break;
+                }
+                const id = ph;
+                cid = id;
+                lo = LOW[id] as number;
+                hi = (LEN[id] as number) - 1;
+                mem = VIEWS[id] as DataView;
+              }
+              if (a < lo || a >= hi) {
+                leave = 1;
+                break;
+              }
+              xl = (mem as DataView).getUint16(a, true);
+              xh = 0;
+              const x = (zl + xl) | 0;
+              zh = (zh + xh + (x >>> 0 < xl >>> 0 ? 1 : 0)) | 0;
+              zl = x;
+              const y = (pl + ka) | 0;
+              ph = (ph + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+              pl = y;
+              n += 3;
+              if (!(ph >>> 0 !== eh ? ph >>> 0 < eh : y >>> 0 < el)) {
+                pc = start + 4;
+                break;
+              }
+              pc = target;
+              if (n > budget) {
+                leave = 2;
+                break;
+              }
+              if (target !== start) break;
+              n++;
+            }
+            L[s] = pl;
+            H[s] = ph;
+            L[d] = xl;
+            H[d] = xh;
+            L[d2] = zl;
+            H[d2] = zh;
+            if (leave === 0) continue;
+            if (leave === 2) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            this.faultBase = s;
+            this.faultSize = 2;
+            break exec;
+          }
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + off;
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 2 > (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 2;
+            break exec;
+          }
+          const v = (VIEWS[id] as DataView).getUint16(a, true);
+          const vh = 0;
+          L[d] = v;
+          H[d] = vh;
+          n++;
+          const x = ((L[d2] as number) + v) | 0;
+          H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+          L[d2] = x;
+          pc += 2;
+          continue;
+        }
+        case 154: { // scanUpLdxw: rX = *(u32 *)(rY + off); rZ += rX; rA += k; if rA < rE goto
+          // as the scanning loops above, for the up-counting shape (a pointer stepped towards an
+          // end register): four slots
+          const s = (w >> 12) & 15;
+          const d = (w >> 8) & 15;
+          const off = w >> 16;
+          const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
+          const ra = ((INSN[pc + 2] as number) >> 8) & 15;
+          const rb = ((INSN[pc + 3] as number) >> 12) & 15;
+          if (ra === s && d !== s && d !== d2 && d2 !== s && rb !== s && rb !== d && rb !== d2) {
+            // pointer, loaded value, sum and end four registers, in locals
+            const start = pc;
+            let pl = L[s] as number;
+            let ph = H[s] as number;
+            let xl = L[d] as number;
+            let xh = H[d] as number;
+            let zl = L[d2] as number;
+            let zh = H[d2] as number;
+            const el = (L[rb] as number) >>> 0;
+            const eh = (H[rb] as number) >>> 0;
+            const ka = IMM[pc + 2] as number;
+            const target = pc + 4 + ((INSN[pc + 3] as number) >> 16);
+            let cid = -1;
+            let lo = 0;
+            let hi = 0;
+            let mem: DataView | undefined;
+            let leave = 0; // 1: the load faults, 2: out of budget
+            for (;;) {
+              const a = (pl >>> 0) + off;
+              if (ph !== cid) {
+                if (ph <= 0 || ph >= NR) {
+                  leave = 1;
+                  break;
+                }
+                const id = ph;
+                cid = id;
+                lo = LOW[id] as number;
+                hi = (LEN[id] as number) - 3;
+                mem = VIEWS[id] as DataView;
+              }
+              if (a < lo || a >= hi) {
+                leave = 1;
+                break;
+              }
+              xl = (mem as DataView).getInt32(a, true);
+              xh = 0;
+              const x = (zl + xl) | 0;
+              zh = (zh + xh + (x >>> 0 < xl >>> 0 ? 1 : 0)) | 0;
+              zl = x;
+              const y = (pl + ka) | 0;
+              ph = (ph + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+              pl = y;
+              n += 3;
+              if (!(ph >>> 0 !== eh ? ph >>> 0 < eh : y >>> 0 < el)) {
+                pc = start + 4;
+                break;
+              }
+              pc = target;
+              if (n > budget) {
+                leave = 2;
+                break;
+              }
+              if (target !== start) break;
+              n++;
+            }
+            L[s] = pl;
+            H[s] = ph;
+            L[d] = xl;
+            H[d] = xh;
+            L[d2] = zl;
+            H[d2] = zh;
+            if (leave === 0) continue;
+            if (leave === 2) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            this.faultBase = s;
+            this.faultSize = 4;
+            break exec;
+          }
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + off;
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 4 > (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 4;
+            break exec;
+          }
+          const v = (VIEWS[id] as DataView).getInt32(a, true);
+          const vh = 0;
+          L[d] = v;
+          H[d] = vh;
+          n++;
+          const x = ((L[d2] as number) + v) | 0;
+          H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+          L[d2] = x;
+          pc += 2;
+          continue;
+        }
+        case 155: { // scanUpLdxdw: rX = *(u64 *)(rY + off); rZ += rX; rA += k; if rA < rE goto
+          // as the scanning loops above, for the up-counting shape (a pointer stepped towards an
+          // end register): four slots
+          const s = (w >> 12) & 15;
+          const d = (w >> 8) & 15;
+          const off = w >> 16;
+          const d2 = ((INSN[pc + 1] as number) >> 8) & 15;
+          const ra = ((INSN[pc + 2] as number) >> 8) & 15;
+          const rb = ((INSN[pc + 3] as number) >> 12) & 15;
+          if (ra === s && d !== s && d !== d2 && d2 !== s && rb !== s && rb !== d && rb !== d2) {
+            // pointer, loaded value, sum and end four registers, in locals
+            const start = pc;
+            let pl = L[s] as number;
+            let ph = H[s] as number;
+            let xl = L[d] as number;
+            let xh = H[d] as number;
+            let zl = L[d2] as number;
+            let zh = H[d2] as number;
+            const el = (L[rb] as number) >>> 0;
+            const eh = (H[rb] as number) >>> 0;
+            const ka = IMM[pc + 2] as number;
+            const target = pc + 4 + ((INSN[pc + 3] as number) >> 16);
+            let cid = -1;
+            let lo = 0;
+            let hi = 0;
+            let mem: DataView | undefined;
+            let leave = 0; // 1: the load faults, 2: out of budget
+            for (;;) {
+              const a = (pl >>> 0) + off;
+              if (ph !== cid) {
+                if (ph <= 0 || ph >= NR) {
+                  leave = 1;
+                  break;
+                }
+                const id = ph;
+                cid = id;
+                lo = LOW[id] as number;
+                hi = (LEN[id] as number) - 7;
+                mem = VIEWS[id] as DataView;
+              }
+              if (a < lo || a >= hi) {
+                leave = 1;
+                break;
+              }
+              xl = (mem as DataView).getInt32(a, true);
+              xh = (mem as DataView).getInt32(a + 4, true);
+              const x = (zl + xl) | 0;
+              zh = (zh + xh + (x >>> 0 < xl >>> 0 ? 1 : 0)) | 0;
+              zl = x;
+              const y = (pl + ka) | 0;
+              ph = (ph + (ka >> 31) + (y >>> 0 < ka >>> 0 ? 1 : 0)) | 0;
+              pl = y;
+              n += 3;
+              if (!(ph >>> 0 !== eh ? ph >>> 0 < eh : y >>> 0 < el)) {
+                pc = start + 4;
+                break;
+              }
+              pc = target;
+              if (n > budget) {
+                leave = 2;
+                break;
+              }
+              if (target !== start) break;
+              n++;
+            }
+            L[s] = pl;
+            H[s] = ph;
+            L[d] = xl;
+            H[d] = xh;
+            L[d2] = zl;
+            H[d2] = zh;
+            if (leave === 0) continue;
+            if (leave === 2) {
+              status = RunStatus.budgetExhausted;
+              break exec;
+            }
+            this.faultBase = s;
+            this.faultSize = 8;
+            break exec;
+          }
+          const id = H[s] as number;
+          const a = ((L[s] as number) >>> 0) + off;
+          if (id <= 0 || id >= NR || a < (LOW[id] as number) || a + 8 > (LEN[id] as number)) {
+            this.faultBase = s;
+            this.faultSize = 8;
+            break exec;
+          }
+          const v = (VIEWS[id] as DataView).getInt32(a, true);
+          const vh = (VIEWS[id] as DataView).getInt32(a + 4, true);
+          L[d] = v;
+          H[d] = vh;
+          n++;
+          const x = ((L[d2] as number) + v) | 0;
+          H[d2] = ((H[d2] as number) + vh + (x >>> 0 < v >>> 0 ? 1 : 0)) | 0;
+          L[d2] = x;
+          pc += 2;
+          continue;
+        }
         case 138: { // addImmJeqImm: rX += imm; if rX == imm2 goto
           const d = (w >> 8) & 15;
           const k = IMM[pc] as number;

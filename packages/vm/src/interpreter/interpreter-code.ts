@@ -8,7 +8,8 @@ import { InternalOp } from '../internal-op.js';
  * the switch into a chain of comparisons); its comments name them.
  *
  * Ids {@link Code.addImmJneImm} to {@link Code.addImmJltReg} are superinstructions: common pairs of adjacent
- * instructions executed by one case ({@link Code.addImmAddImmJneImm} a triple). Only the first slot of a pair gets the fused id; the
+ * instructions executed by one case ({@link Code.addImmAddImmJneImm} a triple, {@link Code.scanLdxb},
+ * {@link Code.scanUpLdxb} and their sizes the five or four slots of a scanning loop). Only the first slot of a pair gets the fused id; the
  * second keeps its own, so a jump into the middle of a pair still runs it alone. A fused case
  * counts two instructions and stops exactly where the pair would (a fault in the first half
  * leaves the pc and count of the first).
@@ -185,6 +186,35 @@ export const Code = {
    * {@link addImmJneImm} pair, one case for the three (the second and third slots keep their codes).
    */
   addImmAddImmJneImm: 147,
+  /**
+   * The canonical scanning loop's five slots, `rX = *(u8 *)(rY + off); rZ += rX; rA += k;
+   * rB += k2; if rB != c goto` (load, accumulate, advance, count down, branch: a load + add pair
+   * before an {@link addImmAddImmJneImm} triple), any registers and immediates, one case. In the
+   * usual shape (the pointer advanced; pointer, loaded value, sum and counter four registers),
+   * while the branch goes back to this slot, the case loops by itself (one dispatch per loop, not
+   * per iteration), counting five instructions and checking the budget per iteration as the jump
+   * would; in another it runs the load + add pair alone. Slots two to five keep their codes. The
+   * u16, u32 and u64 loads follow.
+   */
+  scanLdxb: 148,
+  /** {@link scanLdxb} with `*(u16 *)`. */
+  scanLdxh: 149,
+  /** {@link scanLdxb} with `*(u32 *)`. */
+  scanLdxw: 150,
+  /** {@link scanLdxb} with `*(u64 *)`. */
+  scanLdxdw: 151,
+  /**
+   * The up-counting scanning loop's four slots, `rX = *(u8 *)(rY + off); rZ += rX; rA += k;
+   * if rA < rE goto` (a load + add pair before an {@link addImmJltReg} pair: a pointer or index
+   * stepped towards an end register), run as {@link scanLdxb}. The u16, u32 and u64 loads follow.
+   */
+  scanUpLdxb: 152,
+  /** {@link scanUpLdxb} with `*(u16 *)`. */
+  scanUpLdxh: 153,
+  /** {@link scanUpLdxb} with `*(u32 *)`. */
+  scanUpLdxw: 154,
+  /** {@link scanUpLdxb} with `*(u64 *)`. */
+  scanUpLdxdw: 155,
 } as const;
 export type Code = (typeof Code)[keyof typeof Code];
 
@@ -347,6 +377,16 @@ export function interpreterCode(op: Uint8Array, dst: Uint8Array, src: Uint8Array
   // triples: an add-imm left alone before a fused add-imm + jne-imm pair
   for (let i = 0; i + 2 < n; i++) {
     if (code[i] === Code.add64Imm && code[i + 1] === Code.addImmJneImm) code[i] = Code.addImmAddImmJneImm;
+  }
+  // scanning loops: a load (any unsigned size) + add-reg of the loaded register before a triple
+  // (down-counting: the triple; up-counting: an add-imm + jlt-reg pair)
+  const SCAN = [Code.ldxb, Code.ldxh, Code.ldxw, Code.ldxdw] as number[];
+  for (let i = 0; i + 3 < n; i++) {
+    if (base[i + 1] !== Code.add64Reg || (src[i + 1] as number) !== dst[i]) continue;
+    const size = SCAN.indexOf(base[i] as number);
+    if (size < 0) continue;
+    if (code[i + 2] === Code.addImmAddImmJneImm && i + 4 < n) code[i] = Code.scanLdxb + size;
+    else if (code[i + 2] === Code.addImmJltReg) code[i] = Code.scanUpLdxb + size;
   }
   const insn = new Int32Array(n);
   for (let i = 0; i < n; i++) {
