@@ -17,12 +17,7 @@ const io = (version: string, withError: boolean) => blockProvider('io', version,
 const scriptArtifact = () => blockScriptArtifact('io', { bytes: true });
 
 /** The script against a provider named `name` (the `io` definition renamed): for instance-wide providers of a unique name. */
-async function scriptArtifactOf(name: string): Promise<string> {
-  const text = io('1.0.0', false).replace('"io"', `"${name}"`);
-  const r = await compileScript(script.replace('io:::', `${name}:::`), { target: targetOfFormats([parseEventFormat(completeText('errors'), { system: 'block' })]), providers: providerResolver([parseProvider(text)]) });
-  if (!r.ok) throw new Error(r.diagnostics.map((d) => d.message).join('; '));
-  return Buffer.from(r.artifact).toString('base64');
-}
+const scriptArtifactOf = (name: string) => blockScriptArtifact(name, { bytes: true });
 
 describe.each(backends)('providers on %s', (backend) => {
   const skip = skipReason(backend);
