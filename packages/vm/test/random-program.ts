@@ -13,6 +13,19 @@ export interface RandomProgramOptions {
 
 export type Insn = [op: number, dst: number, src: number, off: number, imm: number];
 
+/** Instruction slots as program bytes (little-endian, as the kernel loads them). */
+export function assemble(slots: Insn[]): Uint8Array {
+  const bytes = new Uint8Array(slots.length * 8);
+  const view = new DataView(bytes.buffer);
+  slots.forEach(([op, d, s, o, k], i) => {
+    bytes[i * 8] = op;
+    bytes[i * 8 + 1] = (s << 4) | d;
+    view.setInt16(i * 8 + 2, o, true);
+    view.setInt32(i * 8 + 4, k, true);
+  });
+  return bytes;
+}
+
 export function randomProgram(options: RandomProgramOptions = {}): fc.Arbitrary<Uint8Array> {
   const kernel = options.kernel === true;
 
@@ -113,15 +126,7 @@ export function randomProgram(options: RandomProgramOptions = {}): fc.Arbitrary<
       slots.push(...s);
     });
     slots.push([0x95, 0, 0, 0, 0]);
-    const bytes = new Uint8Array(slots.length * 8);
-    const view = new DataView(bytes.buffer);
-    slots.forEach(([op, d, s, o, k], i) => {
-      bytes[i * 8] = op;
-      bytes[i * 8 + 1] = (s << 4) | d;
-      view.setInt16(i * 8 + 2, o, true);
-      view.setInt32(i * 8 + 4, k, true);
-    });
-    return bytes;
+    return assemble(slots);
   }
 
 

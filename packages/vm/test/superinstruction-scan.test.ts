@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadProgramOrThrow, RunStatus, Vm, type VmTier } from '../src/index.js';
 import { Code } from '../src/interpreter/interpreter-code.js';
+import { assemble, type Insn } from './random-program.js';
 import { referenceRun } from './reference-vm.js';
 
 // The interpreter's scanning-loop superinstructions (Code.scanLdxb and its u16/u32/u64 forms: the
@@ -15,20 +16,6 @@ import { referenceRun } from './reference-vm.js';
 // branches into the second to fifth slots, the interpreter must agree with the BigInt reference
 // VM (programs that end within the budget: status, count, fault pc, registers) and with the
 // compiled tier (every program).
-
-type Insn = [op: number, dst: number, src: number, off: number, imm: number];
-
-function assemble(slots: Insn[]): Uint8Array {
-  const bytes = new Uint8Array(slots.length * 8);
-  const view = new DataView(bytes.buffer);
-  slots.forEach(([op, d, s, o, k], i) => {
-    bytes[i * 8] = op;
-    bytes[i * 8 + 1] = (s << 4) | d;
-    view.setInt16(i * 8 + 2, o, true);
-    view.setInt32(i * 8 + 4, k, true);
-  });
-  return bytes;
-}
 
 const LOADS = [0x71, 0x69, 0x61, 0x79]; // ldxb, ldxh, ldxw, ldxdw
 // few registers, so that they often alias; r1 (the context) is never written

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadProgramOrThrow, RunStatus, Vm, type VmTier } from '../src/index.js';
 import { Code } from '../src/interpreter/interpreter-code.js';
+import { assemble, type Insn } from './random-program.js';
 import { referenceRun } from './reference-vm.js';
 
 // The interpreter's triple `rA += k; rB += k2; if rB != c goto` (Code.addImmAddImmJneImm: an
@@ -9,20 +10,6 @@ import { referenceRun } from './reference-vm.js';
 // programs of such triples, with registers that line up or not, loops that run into the budget
 // on the fused jump, and jumps into the second and third slots, the interpreter must agree with
 // the BigInt reference VM (programs that end within the budget) and with the compiled tier.
-
-type Insn = [op: number, dst: number, src: number, off: number, imm: number];
-
-function assemble(slots: Insn[]): Uint8Array {
-  const bytes = new Uint8Array(slots.length * 8);
-  const view = new DataView(bytes.buffer);
-  slots.forEach(([op, d, s, o, k], i) => {
-    bytes[i * 8] = op;
-    bytes[i * 8 + 1] = (s << 4) | d;
-    view.setInt16(i * 8 + 2, o, true);
-    view.setInt32(i * 8 + 4, k, true);
-  });
-  return bytes;
-}
 
 const reg = fc.integer({ min: 0, max: 9 }).filter((r) => r !== 1);
 const small = fc.integer({ min: -3, max: 3 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadProgramOrThrow, RunStatus, Vm, type VmTier } from '../src/index.js';
+import { assemble, type Insn } from './random-program.js';
 import { referenceRun } from './reference-vm.js';
 
 // The interpreter's superinstructions (fused pairs, src/interpreter-code.ts) on programs made of
@@ -9,8 +10,6 @@ import { referenceRun } from './reference-vm.js';
 // fault in the first half. The interpreter must agree with the BigInt reference VM (programs
 // that end within the budget) and with the compiled tier (every program: status, fault text,
 // instruction count, registers, stack).
-
-type Insn = [op: number, dst: number, src: number, off: number, imm: number];
 
 const reg = fc.integer({ min: 0, max: 9 });
 const small = fc.integer({ min: -3, max: 3 });
@@ -59,15 +58,7 @@ const programArb = fc
       if (second && target === exitAt) (slots[from] as Insn)[3] = 0;
     });
     slots.push([0x95, 0, 0, 0, 0]);
-    const bytes = new Uint8Array(slots.length * 8);
-    const view = new DataView(bytes.buffer);
-    slots.forEach(([op, d, s, o, k], i) => {
-      bytes[i * 8] = op;
-      bytes[i * 8 + 1] = (s << 4) | d;
-      view.setInt16(i * 8 + 2, o, true);
-      view.setInt32(i * 8 + 4, k, true);
-    });
-    return bytes;
+    return assemble(slots);
   });
 
 const budget = 1000;
