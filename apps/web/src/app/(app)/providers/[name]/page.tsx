@@ -173,7 +173,7 @@ export default async function ProviderPage({ params, searchParams }: { params: P
       {pinned.more ? <p className="muted small">Only the first {pinned.versions.length} are listed.</p> : null}
 
       <h2>Text</h2>
-      <pre className="mono small">{got.text}</pre>
+      <pre className="listing mono small">{got.text}</pre>
     </>
   );
 }
