@@ -17,7 +17,8 @@ import { Dispatcher, type LoadedSpec, loadForProfile, loadSpec } from '../src/in
 const root = join(import.meta.dirname, '..', '..', '..');
 const argNum = (name: string, d: number) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : d);
 const rounds = argNum('--rounds', 7);
-const want = argNum('--records', 400_000);
+const want = argNum('--records', 200_000);
+const passes = argNum('--passes', 5);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const cpuNs = () => {
   const u = process.cpuUsage();
@@ -124,19 +125,36 @@ const syscount = (tier: 'compiled' | 'interpreter') => {
 const mapDecl = '.map counts hash key=4 value=8 entries=1024\n';
 const section = '.section tracepoint/raw_syscalls/sys_enter\nmain:\n';
 
-type Case = { name: string; make: () => Promise<LoadedSpec | undefined> };
+type Case = { name: string; make: () => Promise<LoadedSpec | undefined>; batch?: boolean };
 const cases: Case[] = [
   { name: 'the batch iterated, no Dispatcher', make: async () => undefined },
   { name: 'Dispatcher, a target on an event the records lack (decode + table lookup)', make: () => asm('.section tracepoint/nosuch/event\nmain:\n  r0 = 0\n  exit\n') },
   { name: 'Dispatcher, `r0 = 0; exit` on sys_enter (per-run machinery)', make: () => asm(`${section}  r0 = 0\n  exit\n`) },
+  { name: '  the same, per-record path (no batch)', make: () => asm(`${section}  r0 = 0\n  exit\n`), batch: false },
   { name: 'Dispatcher, read id, stack store, r0 = 0 (no helper)', make: () => asm(`${section}  r2 = *(u64 *)(r1 + 8)\n  *(u32 *)(r10 - 4) = r2\n  r0 = 0\n  exit\n`) },
   {
-    name: 'Dispatcher, + bpf_map_lookup_elem (hit), no add',
+    name: 'Dispatcher, the same + bpf_get_smp_processor_id (a helper call into JavaScript)',
+    make: () => asm(`${section}  r2 = *(u64 *)(r1 + 8)\n  *(u32 *)(r10 - 4) = r2\n  call bpf_get_smp_processor_id\n  r0 = 0\n  exit\n`),
+  },
+  {
+    name: 'Dispatcher, the same with bpf_map_lookup_elem (hit) instead, no add',
     make: () => asm(`${mapDecl}${section}  r2 = *(u64 *)(r1 + 8)\n  *(u32 *)(r10 - 4) = r2\n  r1 = counts ll\n  r2 = r10\n  r2 += -4\n  call bpf_map_lookup_elem\n  r0 = 0\n  exit\n`),
   },
   { name: 'Dispatcher, syscount.o (compiled)', make: async () => syscount('compiled') },
+  { name: '  the same, per-record path (no batch)', make: async () => syscount('compiled'), batch: false },
   { name: 'Dispatcher, syscount.o (interpreter)', make: async () => syscount('interpreter') },
 ];
+// --ab: only the batch and per-record rows (and the batch alone), in the order given by --reverse
+if (process.argv.includes('--ab')) {
+  const keep = cases.filter((c, i) => i === 0 || c.batch === false || cases[i + 1]?.batch === false);
+  cases.splice(0, cases.length, ...keep);
+  if (process.argv.includes('--reverse')) cases.splice(1, cases.length - 1, ...cases.slice(1).reverse());
+}
+// --case K: only case K (and the batch alone), for a CPU profile of one case
+if (process.argv.includes('--case')) {
+  const k = argNum('--case', 0);
+  cases.splice(0, cases.length, ...cases.filter((_, i) => i === 0 || i === k));
+}
 const loaded: (LoadedSpec | undefined)[] = [];
 for (const c of cases) loaded.push(await c.make());
 const results = cases.map(() => [] as number[]);
@@ -146,17 +164,19 @@ for (let r = 0; r <= rounds; r++) {
     const l = loaded[k];
     const t0 = cpuNs();
     if (l === undefined) {
-      batch.reset();
-      let m = 0;
-      for (let x = batch.next(); x; x = batch.next()) m += x.recordLength;
-      if (m === 0) throw new Error('empty');
+      for (let p = 0; p < passes; p++) {
+        batch.reset();
+        let m = 0;
+        for (let x = batch.next(); x; x = batch.next()) m += x.recordLength;
+        if (m === 0) throw new Error('empty');
+      }
     } else {
-      const d = new Dispatcher();
+      const d = new Dispatcher({ batch: c.batch ?? true });
       d.attach('t', l);
-      dispatchAll(d);
+      for (let p = 0; p < passes; p++) dispatchAll(d);
       d.detach('t');
     }
-    if (r > 0) results[k]!.push((cpuNs() - t0) / sysEnterCount);
+    if (r > 0) results[k]!.push((cpuNs() - t0) / sysEnterCount / passes);
   });
 }
 const base = median(results[0]!);
@@ -165,6 +185,14 @@ console.log('|---|---|---|');
 cases.forEach((c, k) => {
   const m = median(results[k]!);
   console.log(`| ${c.name} | ${m.toFixed(1)} | ${(m - base).toFixed(1)} |`);
+});
+// per-round ratios of each per-record row to its batch row (the pairs are adjacent, either order)
+cases.forEach((c, k) => {
+  if (c.batch !== false) return;
+  const b = cases.findIndex((x, i) => x.batch !== false && i > 0 && x.make.toString() === c.make.toString());
+  if (b < 0) return;
+  const ratios = results[k]!.map((v, i) => (results[b]![i]! - base) / (v - base)).sort((x, y) => x - y);
+  console.log(`batch / per-record (run part, per round) for "${cases[b]!.name.trim()}": median ${median(ratios).toFixed(2)}, range ${ratios[0]!.toFixed(2)}–${ratios[ratios.length - 1]!.toFixed(2)}`);
 });
 console.log(`load average at the end ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 
