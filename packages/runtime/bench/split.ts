@@ -2,7 +2,9 @@
 // measured side by side in one process, rounds interleaved, CPU ns per sys_enter record (medians):
 // records of big.dat decoded once into 4 KiB pages held in memory (no zstd, no merge: decode is
 // the formats package's figure), then dispatched by programs that do less and less of syscount's
-// work, so the differences are the parts.
+// work, so the differences are the parts; then the kernel JIT's own figure for syscount.o attached
+// to sys_enter. (A batch path that queued the runs per VM and ran them in one call into wasm was
+// measured with this script and dropped: commit 76fed64, reverted; see packages/vm's README.)
 //
 //   pnpm --filter @probeyard/runtime exec tsx --conditions=@probeyard/source bench/split.ts [--rounds N] [--records N]
 import { existsSync, readFileSync } from 'node:fs';
@@ -125,12 +127,11 @@ const syscount = (tier: 'compiled' | 'interpreter') => {
 const mapDecl = '.map counts hash key=4 value=8 entries=1024\n';
 const section = '.section tracepoint/raw_syscalls/sys_enter\nmain:\n';
 
-type Case = { name: string; make: () => Promise<LoadedSpec | undefined>; batch?: boolean };
+type Case = { name: string; make: () => Promise<LoadedSpec | undefined> };
 const cases: Case[] = [
   { name: 'the batch iterated, no Dispatcher', make: async () => undefined },
   { name: 'Dispatcher, a target on an event the records lack (decode + table lookup)', make: () => asm('.section tracepoint/nosuch/event\nmain:\n  r0 = 0\n  exit\n') },
   { name: 'Dispatcher, `r0 = 0; exit` on sys_enter (per-run machinery)', make: () => asm(`${section}  r0 = 0\n  exit\n`) },
-  { name: '  the same, per-record path (no batch)', make: () => asm(`${section}  r0 = 0\n  exit\n`), batch: false },
   { name: 'Dispatcher, read id, stack store, r0 = 0 (no helper)', make: () => asm(`${section}  r2 = *(u64 *)(r1 + 8)\n  *(u32 *)(r10 - 4) = r2\n  r0 = 0\n  exit\n`) },
   {
     name: 'Dispatcher, the same + bpf_get_smp_processor_id (a helper call into JavaScript)',
@@ -141,15 +142,8 @@ const cases: Case[] = [
     make: () => asm(`${mapDecl}${section}  r2 = *(u64 *)(r1 + 8)\n  *(u32 *)(r10 - 4) = r2\n  r1 = counts ll\n  r2 = r10\n  r2 += -4\n  call bpf_map_lookup_elem\n  r0 = 0\n  exit\n`),
   },
   { name: 'Dispatcher, syscount.o (compiled)', make: async () => syscount('compiled') },
-  { name: '  the same, per-record path (no batch)', make: async () => syscount('compiled'), batch: false },
   { name: 'Dispatcher, syscount.o (interpreter)', make: async () => syscount('interpreter') },
 ];
-// --ab: only the batch and per-record rows (and the batch alone), in the order given by --reverse
-if (process.argv.includes('--ab')) {
-  const keep = cases.filter((c, i) => i === 0 || c.batch === false || cases[i + 1]?.batch === false);
-  cases.splice(0, cases.length, ...keep);
-  if (process.argv.includes('--reverse')) cases.splice(1, cases.length - 1, ...cases.slice(1).reverse());
-}
 // --case K: only case K (and the batch alone), for a CPU profile of one case
 if (process.argv.includes('--case')) {
   const k = argNum('--case', 0);
@@ -160,7 +154,7 @@ for (const c of cases) loaded.push(await c.make());
 const results = cases.map(() => [] as number[]);
 console.log(`split: ${n} records of big.dat in ${pages.length} pages, ${sysEnterCount} sys_enter; ${rounds} rounds; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 for (let r = 0; r <= rounds; r++) {
-  cases.forEach((c, k) => {
+  cases.forEach((_c, k) => {
     const l = loaded[k];
     const t0 = cpuNs();
     if (l === undefined) {
@@ -171,7 +165,7 @@ for (let r = 0; r <= rounds; r++) {
         if (m === 0) throw new Error('empty');
       }
     } else {
-      const d = new Dispatcher({ batch: c.batch ?? true });
+      const d = new Dispatcher();
       d.attach('t', l);
       for (let p = 0; p < passes; p++) dispatchAll(d);
       d.detach('t');
@@ -185,14 +179,6 @@ console.log('|---|---|---|');
 cases.forEach((c, k) => {
   const m = median(results[k]!);
   console.log(`| ${c.name} | ${m.toFixed(1)} | ${(m - base).toFixed(1)} |`);
-});
-// per-round ratios of each per-record row to its batch row (the pairs are adjacent, either order)
-cases.forEach((c, k) => {
-  if (c.batch !== false) return;
-  const b = cases.findIndex((x, i) => x.batch !== false && i > 0 && x.make.toString() === c.make.toString());
-  if (b < 0) return;
-  const ratios = results[k]!.map((v, i) => (results[b]![i]! - base) / (v - base)).sort((x, y) => x - y);
-  console.log(`batch / per-record (run part, per round) for "${cases[b]!.name.trim()}": median ${median(ratios).toFixed(2)}, range ${ratios[0]!.toFixed(2)}–${ratios[ratios.length - 1]!.toFixed(2)}`);
 });
 console.log(`load average at the end ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 

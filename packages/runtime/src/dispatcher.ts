@@ -97,8 +97,6 @@ export class AttachedTarget {
 
 /** The programs of one target attached to one event id. */
 interface Attachment {
-  /** Its index in the dispatch table's list of attachments (the tag of its queued runs). */
-  index: number;
   target: AttachedTarget;
   runtimes: readonly EventRuntime[];
   names: readonly string[];
@@ -114,16 +112,6 @@ export interface DispatchRunOptions {
   onBatch?: () => void | Promise<void>;
 }
 
-/** Options of a {@link Dispatcher}. */
-export interface DispatcherOptions {
-  /**
-   * Queue the runs of compiled programs during {@link Dispatcher.dispatch} and run them in one
-   * call into wasm per stretch of records (default true); false runs every record as it comes,
-   * one call into wasm per run (the per-record path: tests and benchmarks compare the two).
-   */
-  batch?: boolean;
-}
-
 /**
  * Runs many loaded programs (many targets, each its own VM and maps) over one record stream:
  * each record goes, by event id, to the programs attached to that id, in time order. Targets
@@ -135,8 +123,6 @@ export class Dispatcher {
   private readonly targets = new Map<string, AttachedTarget>();
   /** event id → attachments (a new array on every change). */
   private table: (Attachment[] | undefined)[] = [];
-  /** Every attachment of {@link table}, by its index. */
-  private attachments: Attachment[] = [];
   /** Every VM of the attached programs (stageRecords around a batch). */
   private vms: Vm[] = [];
   private lostSeen: number[] = [];
@@ -148,13 +134,6 @@ export class Dispatcher {
   /** Added to every record's timestamp (see {@link shiftTime}); two unsigned 32-bit halves. */
   private shiftHigh = 0;
   private shiftLow = 0;
-  /** Set while {@link dispatch} runs a batch: runs are queued on their VMs' batch path. */
-  private batching = false;
-  private readonly batchPath: boolean;
-
-  constructor(options: DispatcherOptions = {}) {
-    this.batchPath = options.batch ?? true;
-  }
 
   /** Attaches a loaded spec as target `id` (a new id; detach first to replace). */
   attach(id: string, loaded: LoadedSpec): AttachedTarget {
@@ -213,10 +192,7 @@ export class Dispatcher {
   }
 
   private rebuild(): void {
-    // queued runs carry indexes into the table being replaced: run them first
-    for (const vm of this.vms) vm.flushBatch();
     const table: (Attachment[] | undefined)[] = [];
-    const attachments: Attachment[] = [];
     for (const t of this.targets.values()) {
       const byId = new Map<number, { runtimes: EventRuntime[]; names: string[] }>();
       for (const p of t.loaded.programs) {
@@ -226,47 +202,31 @@ export class Dispatcher {
         e.names.push(p.name);
         byId.set(p.eventId, e);
       }
-      for (const [id, e] of byId) {
-        const a: Attachment = { index: attachments.length, target: t, runtimes: e.runtimes, names: e.names };
-        attachments.push(a);
-        (table[id] ??= []).push(a);
-      }
+      for (const [id, e] of byId) (table[id] ??= []).push({ target: t, runtimes: e.runtimes, names: e.names });
     }
     this.table = table;
-    this.attachments = attachments;
     const vms = new Set<Vm>();
     for (const list of table) for (const a of list ?? []) for (const rt of a.runtimes) vms.add(rt.vm);
     this.vms = [...vms];
-    for (const vm of this.vms) vm.onBatchStop = (index, status) => this.noteQueuedFault(vm, index, status);
   }
 
   /**
    * Runs one batch of records synchronously; returns the records read. A batch's bytes stay put
    * until the next batch (RecordBatch), so the VMs read its records in place for the batch: each
    * page is staged in a VM's memory once and its records copied into the context inside the
-   * compiled code (Vm.stageRecords), not one by one in JavaScript. The runs of compiled programs
-   * are queued per VM (Vm.queueRun) and run in one call into wasm per stretch of records
-   * (wasm/batch-driver.ts), in record order per VM, before this returns: counters, faults and
-   * maps are then as if each record had been run as it came (the per-record path,
-   * {@link dispatchRecord}, which the other programs still take).
+   * compiled code (Vm.stageRecords), not one by one in JavaScript.
    */
   dispatch(batch: RecordBatch): number {
     let n = 0;
     const vms = this.vms;
     for (let i = 0; i < vms.length; i++) vms[i]!.stageRecords(true);
-    this.batching = this.batchPath;
     try {
       for (let r = batch.next(); r !== undefined; r = batch.next()) {
         n++;
         this.dispatchRecord(r);
       }
     } finally {
-      this.batching = false;
-      try {
-        for (let i = 0; i < vms.length; i++) vms[i]!.flushBatch();
-      } finally {
-        for (let i = 0; i < vms.length; i++) vms[i]!.stageRecords(false);
-      }
+      for (let i = 0; i < vms.length; i++) vms[i]!.stageRecords(false);
     }
     return n;
   }
@@ -296,9 +256,6 @@ export class Dispatcher {
       const runtimes = a.runtimes;
       for (let j = 0; j < runtimes.length; j++) {
         const rt = runtimes[j]!;
-        if (this.batching && j < 256 && rt.queueBytes(r.cpu, tsLow | 0, tsHigh | 0, r.bytes, r.recordOffset, r.recordLength, (a.index << 8) | j)) continue;
-        // runs of one VM keep their order: what it has queued runs first
-        if (rt.vm.queued > 0) rt.vm.flushBatch();
         let status: RunStatus;
         if (!shifted) status = rt.runTraceRecord(r);
         else {
@@ -321,28 +278,6 @@ export class Dispatcher {
       message: f?.message ?? 'fault',
       code: f?.code ?? 'fault',
       record: { eventId: r.eventId, cpu: r.cpu, timeNs: r.timestamp().toString(), hex: hex(r.bytes.subarray(r.recordOffset, r.recordOffset + r.recordLength)) },
-    };
-  }
-
-  /** {@link noteFault} for a run queued on `vm` that did not exit normally. */
-  private noteQueuedFault(vm: Vm, index: number, status: RunStatus): void {
-    if (status === RunStatus.ok) return;
-    const q = vm.queuedRecord(index);
-    const a = this.attachments[q.tag >> 8] as Attachment;
-    const j = q.tag & 0xff;
-    const f = vm.fault;
-    // the record's own time: the VM saw it shifted (shiftTime does not change during a batch)
-    const seen = vm.timestamp;
-    const raw = BigInt.asUintN(64, seen - this.timeShiftNs);
-    const bytes = q.bytes;
-    a.target.faultCount++;
-    a.target.lastFault = {
-      program: a.names[j]!,
-      insnIndex: f?.pc,
-      insnText: f?.insnText,
-      message: f?.message ?? 'fault',
-      code: f?.code ?? 'fault',
-      record: { eventId: (bytes[0] ?? 0) | ((bytes[1] ?? 0) << 8), cpu: q.cpu, timeNs: raw.toString(), hex: hex(bytes) },
     };
   }
 

@@ -15,7 +15,7 @@ export {
   mapMemoryBytes,
 } from './load-spec.js';
 export { type OutputBounds, OutputQueue } from './output-queue.js';
-export { type TargetCounters, type TargetFault, type DispatchRunOptions, type DispatcherOptions, AttachedTarget, Dispatcher } from './dispatcher.js';
+export { type TargetCounters, type TargetFault, type DispatchRunOptions, AttachedTarget, Dispatcher } from './dispatcher.js';
 export { resolveDisplayHint, unitOfMapName, slotsMember } from './display.js';
 export { type ScriptSessionOptions, type ScriptRunOptions, ScriptSession } from './script-session.js';
 export {

@@ -28,7 +28,7 @@ export {
   loadProgramOrThrow,
   type MapRef,
 } from './program.js';
-export { type BatchSink, type HelperEnvironment, RunStatus, type TierCounters, Vm, type VmOptions, type VmOutput, type VmTier } from './vm.js';
+export { type HelperEnvironment, RunStatus, type TierCounters, Vm, type VmOptions, type VmOutput, type VmTier } from './vm.js';
 export { programDigest } from './wasm/wasm-tier.js';
 export {
   decodeTyped,

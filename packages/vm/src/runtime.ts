@@ -2,7 +2,6 @@ import type { VmFault } from './errors.js';
 import { RingBuffer } from './maps/ring-buffer.js';
 import type { LoadedProgram } from './program.js';
 import { RunStatus, Vm, type VmOptions, type VmOutput, type VmTier } from './vm.js';
-import type { BatchSink } from './wasm/compiled-tier.js';
 
 /**
  * One tracepoint record as the runtime needs it. `data` starts at `common_type` (the raw
@@ -88,7 +87,7 @@ const now: () => number =
  * printk lines) are collected into batches. Faults and budget exhaustions are counted, never
  * thrown: one bad event does not stop the feed.
  */
-export class EventRuntime implements BatchSink {
+export class EventRuntime {
   readonly vm: Vm;
   readonly program: LoadedProgram;
   readonly counters: RuntimeCounters = {
@@ -113,8 +112,6 @@ export class EventRuntime implements BatchSink {
   private readonly ringBuffers: RingBuffer[];
   private readonly timeEvery: number;
   private untimed = 0;
-  /** The program's batch slot in the VM (-2: not asked yet; -1: its runs are not queued). */
-  private batchSlot = -2;
 
   /**
    * `vm` must have been created with its `output` option forwarding to
@@ -165,55 +162,6 @@ export class EventRuntime implements BatchSink {
     this.counters.eventsSeen++;
     // `| 0`: an unsigned half above 2^31 passed as is would be boxed (a heap number per event)
     return this.runBytes(record.cpu, record.tsLow | 0, record.tsHigh | 0, record.bytes, record.recordOffset, record.recordLength);
-  }
-
-  /**
-   * Queues the run of one record of a staged batch (`Vm.stageRecords`) on the VM's batch path
-   * (`Vm.queueRun`): the run happens at the VM's next `flushBatch` (or earlier, when the queue
-   * must make room), its counters then, as if {@link runBytes} had run it now. Returns false,
-   * counting nothing, when this runtime's runs are not queued (not compiled, ring buffers, a
-   * runtime that rewrites records) or the record cannot be read in place: run it with
-   * {@link runBytes}. `tag` (an int) comes back with the record in `Vm.onBatchStop`.
-   */
-  queueBytes(cpu: number, timeLo: number, timeHi: number, bytes: Uint8Array, byteOffset: number, length: number, tag: number): boolean {
-    let slot = this.batchSlot;
-    if (slot === -2) {
-      slot = this.runBytes === EventRuntime.prototype.runBytes ? this.vm.batchSlotOf(this.program, this, this.ringBuffers.length > 0) : -1;
-      this.batchSlot = slot;
-    }
-    if (slot < 0) return false;
-    const p = byteOffset + this.pidOffset;
-    const pid =
-      length >= this.pidOffset + 4
-        ? (bytes[p] as number) | ((bytes[p + 1] as number) << 8) | ((bytes[p + 2] as number) << 16) | ((bytes[p + 3] as number) << 24)
-        : 0;
-    if (!this.vm.queueRun(slot, cpu, timeLo | 0, timeHi | 0, pid, bytes, byteOffset, length, tag)) return false;
-    this.counters.eventsSeen++;
-    return true;
-  }
-
-  /** {@link BatchSink.ranBatch}: the counts of queued runs that exited normally. */
-  ranBatch(runs: number, instructions: number, kernelReadsFailed: number, userReadsFailed: number, timeNs: number): void {
-    const c = this.counters;
-    c.runs += runs;
-    c.instructions += instructions;
-    c.kernelReadsFailed += kernelReadsFailed;
-    c.userReadsFailed += userReadsFailed;
-    c.timeNs += timeNs;
-  }
-
-  /** {@link BatchSink.stoppedRun}: a queued run that did not exit normally. */
-  stoppedRun(status: RunStatus, instructions: number): void {
-    const c = this.counters;
-    c.runs++;
-    c.instructions += instructions;
-    if (status === RunStatus.fault) {
-      c.faults++;
-      this.lastFault = this.vm.fault;
-    } else if (status === RunStatus.budgetExhausted) {
-      c.budgetExhaustions++;
-      this.lastFault = this.vm.fault;
-    }
   }
 
   /** The allocation-free core: one record as `bytes[byteOffset..+length]`. */

@@ -16,7 +16,7 @@ import { RingBuffer } from './maps/ring-buffer.js';
 import { StartFlags, State } from './memory/layout.js';
 import type { LoadedProgram, LoadOptions, MapRef } from './program.js';
 import { RunStatus, TAIL_CALL } from './run-status.js';
-import { CompiledTier, seesStackOf } from './wasm/compiled-tier.js';
+import { CompiledTier } from './wasm/compiled-tier.js';
 import type { PageStage } from './wasm/page-stage.js';
 import type { CompiledEntry } from './wasm/wasm-tier.js';
 
@@ -25,7 +25,7 @@ const EMPTY = new Uint8Array(0);
 export type { HelperEnvironment, VmOutput } from './helpers/helper-env.js';
 
 export { RunStatus } from './run-status.js';
-export type { BatchSink, TierCounters } from './wasm/compiled-tier.js';
+export type { TierCounters } from './wasm/compiled-tier.js';
 
 export interface VmOptions {
   /** Maps programs may reference; a program's map "fd" is the index in this list. */
@@ -83,6 +83,8 @@ export class Vm extends CompiledTier implements InterpreterHost {
    * (`zeroProgram`, `zeroSees`: in compiled-tier.ts, whose `runOne` fills the fast slots from them).
    */
   private readonly stackUsers = new WeakMap<LoadedProgram, boolean>();
+  /** Whether frame 0 may hold bytes a run wrote (a fresh stack is zero). */
+  private stackDirty = false;
 
   readonly helperTable: (HelperFn | undefined)[] = [];
   readonly frameReturn = new Int32Array(MAX_FRAMES);
@@ -239,7 +241,7 @@ export class Vm extends CompiledTier implements InterpreterHost {
     let sees: boolean;
     if (program === this.zeroProgram) sees = this.zeroSees;
     else {
-      sees = this.stackUsers.get(program) ?? seesStackOf(program);
+      sees = this.stackUsers.get(program) ?? seesStack(program);
       this.stackUsers.set(program, sees);
       this.zeroProgram = program;
       this.zeroSees = sees;
@@ -316,11 +318,6 @@ export class Vm extends CompiledTier implements InterpreterHost {
     }
   }
 
-  /** {@link CompiledTierHost.executeFrom}: a tail call's target, after a queued run stopped for it. */
-  executeFrom(program: LoadedProgram, n: number): RunStatus {
-    return this.execute(program, -1, 0, n);
-  }
-
   /** Runs and returns r0, throwing the fault (a {@link VmFault}) when the run does not exit. */
   runOrThrow(program: LoadedProgram, context?: Uint8Array): bigint {
     const status = this.run(program, context);
@@ -329,5 +326,17 @@ export class Vm extends CompiledTier implements InterpreterHost {
   }
 }
 
+
+/**
+ * Whether a run of `program` can see frame 0 of the stack: it names r10 (as a base, a source or
+ * a destination), or it calls a helper (a tail call's target runs on the same frame). A program
+ * that does neither holds no pointer into the stack, so its runs need no zeroed frame.
+ */
+function seesStack(program: LoadedProgram): boolean {
+  if (program.helpers.size > 0) return true;
+  const { dst, src } = program;
+  for (let i = 0; i < program.length; i++) if (dst[i] === 10 || src[i] === 10) return true;
+  return false;
+}
 
 Object.assign(Vm.prototype, interpreterMethods);

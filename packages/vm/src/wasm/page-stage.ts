@@ -55,23 +55,6 @@ export class PageStage {
     this.source.fill(undefined);
   }
 
-  /** The linear address of `context[byteOffset .. + length]` when a window holds it, else 0 (stages nothing). */
-  find(context: Uint8Array, byteOffset: number, length: number): number {
-    const end = byteOffset + length;
-    const source = this.source;
-    const from = this.from;
-    const to = this.to;
-    let k = this.last;
-    if (source[k] === context && byteOffset >= (from[k] as number) && end <= (to[k] as number)) return (this.delta[k] as number) + byteOffset;
-    for (k = 0; k < WINDOWS; k++) {
-      if (source[k] === context && byteOffset >= (from[k] as number) && end <= (to[k] as number)) {
-        this.last = k;
-        return (this.delta[k] as number) + byteOffset;
-      }
-    }
-    return 0;
-  }
-
   /**
    * The linear address of `context[byteOffset .. + length]` in a staged window, staging its
    * window first when no slot holds it; 0 when it cannot be staged (its own memory, or a record
