@@ -6,7 +6,7 @@
 // to sys_enter. (A batch path that queued the runs per VM and ran them in one call into wasm was
 // measured with this script and dropped: commit 76fed64, reverted; see packages/vm's README.)
 //
-//   pnpm --filter @probeyard/runtime exec tsx --conditions=@probeyard/source bench/split.ts [--rounds N] [--records N]
+//   pnpm --filter @probeyard/runtime bench:split [--rounds N] [--records N] [--passes N] [--case K]
 import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -27,8 +27,10 @@ const cpuNs = () => {
   return (u.user + u.system) * 1000;
 };
 
-const big = '/work/shared/corpus/trace-dat/big/big.dat';
-if (!existsSync(big)) {
+const big = ['../../../../shared/corpus/trace-dat/big/big.dat', '/work/shared/corpus/trace-dat/big/big.dat']
+  .map((p) => (p.startsWith('/') ? p : join(import.meta.dirname, p)))
+  .find((p) => existsSync(p));
+if (!big) {
   console.log('split: the corpus big.dat is absent');
   process.exit(0);
 }
@@ -127,7 +129,41 @@ const syscount = (tier: 'compiled' | 'interpreter') => {
 const mapDecl = '.map counts hash key=4 value=8 entries=1024\n';
 const section = '.section tracepoint/raw_syscalls/sys_enter\nmain:\n';
 
-type Case = { name: string; make: () => Promise<LoadedSpec | undefined> };
+// the sys_enter records' indexes (the direct rows loop over these only)
+const enters = Int32Array.from({ length: n }, (_, i) => i).filter((i) => eventId[i] === sysEnter.id);
+const cursor = new TraceRecord();
+/** A row that runs `r0 = 0; exit` on sys_enter record `i` without the Dispatcher, entering one layer lower. */
+type Direct = (l: LoadedSpec, i: number) => void;
+const directs: { name: string; run: Direct }[] = [];
+{
+  // biome-ignore lint/suspicious/noExplicitAny: the VM's private stage and entries, for the measurement
+  const priv = (l: LoadedSpec) => l.programs[0]!.runtime.vm as any;
+  directs.push(
+    {
+      name: '`r0 = 0; exit`: EventRuntime.runTraceRecord on each sys_enter record, staged (no Dispatcher)',
+      run: (l, i) => {
+        cursor.bytes = pages[page[i]!]!;
+        cursor.recordOffset = offset[i]!;
+        cursor.recordLength = length[i]!;
+        cursor.cpu = cpu[i]!;
+        cursor.tsHigh = tsHigh[i]!;
+        cursor.tsLow = tsLow[i]!;
+        l.programs[0]!.runtime.runTraceRecord(cursor);
+      },
+    },
+    { name: '  Vm.run on each, staged (no runtime)', run: (l, i) => l.programs[0]!.runtime.vm.run(l.programs[0]!.program, pages[page[i]!]!, offset[i]!, length[i]!) },
+    {
+      name: '  the stage lookup and the compiled `start` entry alone (no Vm.run)',
+      run: (l, i) => {
+        const vm = priv(l);
+        const staged = vm.stage.locate(pages[page[i]!]!, offset[i]!, length[i]!);
+        vm.hotEntry.start(0, length[i]!, staged, 0);
+      },
+    },
+  );
+}
+
+type Case = { name: string; make: () => Promise<LoadedSpec | undefined>; direct?: Direct };
 const cases: Case[] = [
   { name: 'the batch iterated, no Dispatcher', make: async () => undefined },
   { name: 'Dispatcher, a target on an event the records lack (decode + table lookup)', make: () => asm('.section tracepoint/nosuch/event\nmain:\n  r0 = 0\n  exit\n') },
@@ -143,6 +179,7 @@ const cases: Case[] = [
   },
   { name: 'Dispatcher, syscount.o (compiled)', make: async () => syscount('compiled') },
   { name: 'Dispatcher, syscount.o (interpreter)', make: async () => syscount('interpreter') },
+  ...directs.map((d) => ({ name: d.name, make: () => asm(`${section}  r0 = 0\n  exit\n`), direct: d.run })),
 ];
 // --case K: only case K (and the batch alone), for a CPU profile of one case
 if (process.argv.includes('--case')) {
@@ -157,7 +194,14 @@ for (let r = 0; r <= rounds; r++) {
   cases.forEach((_c, k) => {
     const l = loaded[k];
     const t0 = cpuNs();
-    if (l === undefined) {
+    const direct = cases[k]!.direct;
+    if (direct !== undefined && l !== undefined) {
+      const vm = l.programs[0]!.runtime.vm;
+      vm.stageRecords(true);
+      if (vm.run(l.programs[0]!.program, pages[0]!, offset[0]!, length[0]!) !== 0) throw new Error('r0 = 0 did not exit');
+      for (let p = 0; p < passes; p++) for (let x = 0; x < enters.length; x++) direct(l, enters[x]!);
+      vm.stageRecords(false);
+    } else if (l === undefined) {
       for (let p = 0; p < passes; p++) {
         batch.reset();
         let m = 0;
@@ -174,11 +218,12 @@ for (let r = 0; r <= rounds; r++) {
   });
 }
 const base = median(results[0]!);
-console.log('| case | CPU ns per sys_enter record | minus the batch alone |');
-console.log('|---|---|---|');
+console.log('| case | CPU ns per sys_enter record (median) | range over the rounds | minus the batch alone |');
+console.log('|---|---|---|---|');
 cases.forEach((c, k) => {
   const m = median(results[k]!);
-  console.log(`| ${c.name} | ${m.toFixed(1)} | ${(m - base).toFixed(1)} |`);
+  const sorted = [...results[k]!].sort((a, b) => a - b);
+  console.log(`| ${c.name} | ${m.toFixed(1)} | ${sorted[0]!.toFixed(0)}–${sorted[sorted.length - 1]!.toFixed(0)} | ${c.direct ? '—' : (m - base).toFixed(1)} |`);
 });
 console.log(`load average at the end ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 
@@ -187,11 +232,15 @@ console.log(`load average at the end ${loadavg().map((x) => x.toFixed(1)).join('
 {
   const { KernelRunner } = await import('@probeyard/vm/node');
   const opened = KernelRunner.open();
-  if (!(opened instanceof KernelRunner)) console.log(`kernel: ${opened.unavailable}`);
-  else {
+  const idFile = ['/sys/kernel/tracing', '/sys/kernel/debug/tracing'].map((t) => join(t, 'events/raw_syscalls/sys_enter/id')).find((f) => existsSync(f));
+  if (!(opened instanceof KernelRunner)) console.log(`kernel: skipped: ${opened.unavailable}`);
+  else if (idFile === undefined) {
+    console.log('kernel: skipped: no tracefs with raw_syscalls/sys_enter');
+    opened.close();
+  } else {
     const l = syscount('compiled');
     const prog = l.programs[0]!;
-    const tp = Number(readFileSync('/sys/kernel/tracing/events/raw_syscalls/sys_enter/id', 'utf8'));
+    const tp = Number(readFileSync(idFile, 'utf8'));
     const maps = prog.runtime.vm.maps.map((m) => ({ type: m.spec.type, keySize: m.spec.keySize, valueSize: m.spec.valueSize, maxEntries: m.spec.maxEntries }));
     const per: number[] = [];
     for (let r = 0; r < 5; r++) {
@@ -199,7 +248,15 @@ console.log(`load average at the end ${loadavg().map((x) => x.toFixed(1)).join('
       if (!k.ok) throw new Error(`kernel refused syscount.o: ${k.errno} ${k.log}`);
       per.push(k.runTimeNs / k.runs);
     }
-    console.log(`kernel JIT, syscount.o attached to sys_enter: ${per.map((x) => x.toFixed(1)).join(', ')} ns/run (median ${median(per).toFixed(1)})`);
+    const k = median(per);
+    console.log(`kernel JIT, syscount.o attached to sys_enter: ${per.map((x) => x.toFixed(1)).join(', ')} ns/run (median ${k.toFixed(1)})`);
+    const full = cases.findIndex((c) => c.name === 'Dispatcher, syscount.o (compiled)');
+    if (full >= 0) {
+      const m = median(results[full]!);
+      console.log(
+        `syscount per sys_enter event / the kernel's run: ${(m / k).toFixed(2)}x with the batch iterated, ${((m - base) / k).toFixed(2)}x without (target 1.5x); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`,
+      );
+    }
     opened.close();
   }
 }
