@@ -96,6 +96,7 @@ export {
   type ReasonKind,
   type VerdictReason,
   type ProgramVerdict,
+  type ProviderChoice,
   type Verdict,
   type VerdictSummary,
   type CompatOptions,

@@ -122,6 +122,7 @@ describe('verdicts of examples/c/forkprov.o (proc:::fork)', () => {
     expect(v.status).toBe('relocated');
     expect(v.programs[0]!.changes).toEqual(['parent_comm: offset 16 → 24', 'child_pid: offset 24 → 8']);
     expect(v.programs[0]!.via).toBe('proc:::fork via proc@2.0.0, implementation for __data_loc parent_comm');
+    expect(v.programs[0]!.provider).toEqual({ probe: 'proc:::fork', provider: 'proc', version: '2.0.0', implementation: '__data_loc parent_comm' });
   });
 
   it('a program that reads an argument as unsigned is refused: ints are signed 64-bit (signedness-changed)', async () => {

@@ -74,6 +74,18 @@ export interface ProgramVerdict {
    * (`proc:::fork via proc@1.2.0, implementation for __data_loc parent_comm`).
    */
   via?: string;
+  /** The same choice as data (what agents report in metrics and what the UI can group by). */
+  provider?: ProviderChoice;
+}
+
+/** A provider implementation chosen for a probe on a kernel: `io:::done via io@1.1.0, implementation for error` as data. */
+export interface ProviderChoice {
+  /** `io:::done`. */
+  probe: string;
+  provider: string;
+  version: string;
+  /** The implementation chosen (its `for`). */
+  implementation: string;
 }
 
 export interface Verdict {
@@ -175,6 +187,7 @@ export function checkCompat(spec: ProgramSpec, profile: KernelProfile, options: 
     const pv = v.programs.find((p) => p.program === b.program);
     if (pv === undefined) continue;
     pv.via = `${b.probe} via ${b.via}`;
+    pv.provider = { probe: b.probe, provider: b.provider, version: b.version, implementation: b.implementation };
     if (pv.event === synthetic) pv.event = raw;
     for (const r of pv.reasons) if (r.event === synthetic) r.event = raw;
   }

@@ -60,6 +60,9 @@ export interface ProviderProgram {
   via: string;
   /** Which implementation (`__data_loc parent_comm`), '' when the resolver said nothing: the same one at another provider version compiles to the same code. */
   implementation: string;
+  /** The provider release (`proc`, `1.2.0`), '' when the resolver said nothing. */
+  provider: string;
+  version: string;
 }
 
 /** A script that did not compile: every diagnostic, with its place. */
@@ -346,7 +349,15 @@ export async function compileScript(text: string, options: CompileOptions = {}):
       const section = r.kind === 'tracepoint' ? `tracepoint/${r.system}/${r.event}` : runtimeProbeSection(r.probe);
       const attach: SpecProgram['attach'] = r.kind === 'tracepoint' ? { kind: 'tracepoint', system: r.system, event: r.event } : { kind: 'other', section };
       programs.push({ name, section, attach, instructions, fieldRelocations: gen.relocations });
-      if (r.kind === 'tracepoint' && r.provider !== undefined) providerPrograms.push({ program: name, probe: r.name, event: `${r.system}/${r.event}`, via: r.provider.via ?? '', implementation: r.provider.implementation ?? '' });
+      if (r.kind === 'tracepoint' && r.provider !== undefined) providerPrograms.push({
+          program: name,
+          probe: r.name,
+          event: `${r.system}/${r.event}`,
+          via: r.provider.via ?? '',
+          implementation: r.provider.implementation ?? '',
+          provider: r.provider.provider ?? '',
+          version: r.provider.version ?? '',
+        });
     } catch (e) {
       report(e);
     }

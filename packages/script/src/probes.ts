@@ -26,6 +26,9 @@ export interface ProviderBinding {
   via?: string;
   /** Which implementation of the probe this is (`__data_loc parent_comm`), whatever the provider's version. */
   implementation?: string;
+  /** The provider release that resolved it (`proc`, `1.2.0`), when the resolver is a registry's. */
+  provider?: string;
+  version?: string;
 }
 
 /** Resolves provider probes for a target; a string is the reason it cannot (shown to the user). */

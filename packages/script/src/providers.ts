@@ -35,7 +35,7 @@ export function providerResolver(providers: readonly ProviderDefinition[], failu
       failures?.push({ probe: probe.text, status: r.status, reason: r.reason });
       return { error: r.reason };
     }
-    return { system: r.system, event: r.event, args: r.args, via: r.via, implementation: r.implementation };
+    return { system: r.system, event: r.event, args: r.args, via: r.via, implementation: r.implementation, provider: r.provider, version: r.version };
   };
 }
 
@@ -59,7 +59,9 @@ const viaText = (p: ProviderProgram) => `${p.probe} via ${p.via}`;
 function annotate(v: Verdict, programs: readonly ProviderProgram[]): Verdict {
   for (const pv of v.programs) {
     const p = programs.find((x) => x.program === pv.program);
-    if (p !== undefined) pv.via = viaText(p);
+    if (p === undefined) continue;
+    pv.via = viaText(p);
+    if (p.provider !== '' && p.version !== '') pv.provider = { probe: p.probe, provider: p.provider, version: p.version, implementation: p.implementation };
   }
   return v;
 }

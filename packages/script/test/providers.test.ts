@@ -105,7 +105,7 @@ describe('proc:::fork across the __data_loc change', () => {
     expect(checkCompat(raw.spec, k618).status).toBe('incompatible');
 
     const build = await compileFor(forkScript, old);
-    expect(build.providerPrograms).toEqual([{ program: 'sched_process_fork_0', probe: 'proc:::fork', event: 'sched/sched_process_fork', via: 'proc@1.0.0, implementation for inline parent_comm', implementation: 'inline parent_comm' }]);
+    expect(build.providerPrograms).toEqual([{ program: 'sched_process_fork_0', probe: 'proc:::fork', event: 'sched/sched_process_fork', via: 'proc@1.0.0, implementation for inline parent_comm', implementation: 'inline parent_comm', provider: 'proc', version: '1.0.0' }]);
     const onOld = await checkScriptCompat(forkScript, build, old, { providers: [proc] });
     expect(onOld.status).toBe('compatible');
     expect(onOld.programs[0]!.via).toBe('proc:::fork via proc@1.0.0, implementation for inline parent_comm');
@@ -113,6 +113,7 @@ describe('proc:::fork across the __data_loc change', () => {
     const on618 = await checkScriptCompat(forkScript, build, k618, { providers: [proc] });
     expect(on618.status).toBe('relocated');
     expect(on618.programs[0]!.via).toBe('proc:::fork via proc@1.0.0, implementation for __data_loc parent_comm');
+    expect(on618.programs[0]!.provider).toEqual({ probe: 'proc:::fork', provider: 'proc', version: '1.0.0', implementation: '__data_loc parent_comm' });
     expect(on618.programs[0]!.changes).toEqual([
       'proc:::fork: through proc@1.0.0, implementation for __data_loc parent_comm on sched/sched_process_fork (built through proc@1.0.0, implementation for inline parent_comm on sched/sched_process_fork)',
     ]);
@@ -158,6 +159,7 @@ describe('io:::done across the errors → error rename: fix the provider', () =>
     const after = await checkScriptCompat(script, build, renamed, { providers: [v11] });
     expect(after.status).toBe('relocated');
     expect(after.programs[0]!.via).toBe('io:::done via io@1.1.0, implementation for error (renamed in 4.20)');
+    expect(after.programs[0]!.provider).toEqual({ probe: 'io:::done', provider: 'io', version: '1.1.0', implementation: 'error (renamed in 4.20)' });
     expect((await checkScriptCompat(script, build, old, { providers: [v11] })).status).toBe('compatible');
 
     const viaProvider = runOn(after.relocated!, renamed, 'block/block_rq_complete', rows);

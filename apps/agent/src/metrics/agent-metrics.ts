@@ -3,20 +3,14 @@
 // the spool; polls and registry errors; the feed; and Node's process metrics (RSS, CPU). Info
 // series per target (program, digest, status, verdict) and per provider probe of a running target
 // (which provider release and implementation it runs through).
+import type { ProviderChoice } from '@probeyard/compat';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * A provider implementation a running target goes through (`io:::done via io@1.1.0, implementation
- * for error` as data).
+ * for error` as data): the verdict's own record of it (`ProgramVerdict.provider`).
  */
-export interface ProviderUse {
-  /** `io:::done`. */
-  probe: string;
-  provider: string;
-  version: string;
-  /** The implementation chosen on this node's kernel (its `for`). */
-  implementation: string;
-}
+export type ProviderUse = ProviderChoice;
 
 /** What the agent knows of one target when metrics are scraped. */
 export interface TargetSample {

@@ -320,7 +320,7 @@ export class TargetManager {
     const status = through?.status === 'relocated' ? 'relocated' : outcome.status;
     const moves = [...(through?.changes ?? []), ...outcome.changes].slice(0, 200).map((c) => c.slice(0, 500));
     const via = (through?.via ?? outcome.verdict.programs.flatMap((p) => (p.via ? [p.via] : []))).slice(0, 50).map((v) => v.slice(0, 500));
-    t.providers = providerUses(via, artifact.providers?.definitions ?? []);
+    t.providers = (through?.providers ?? outcome.verdict.programs.flatMap((p) => (p.provider ? [p.provider] : []))).slice(0, 50);
     this.setStatus(t, 'running', `${status}${via.length ? ` (${via.join('; ')})` : ''}${moves.length ? `: ${moves.join('; ')}` : ''}`.slice(0, 2000), {
       code: status,
       verdict: status,
@@ -523,27 +523,8 @@ type RefusalReason = Pick<VerdictReason, 'kind' | 'program' | 'event' | 'field' 
 
 /** How a script pinning providers runs on this kernel: the spec, its status and which implementations. */
 export type ProviderResolution =
-  | { ok: true; status: 'compatible' | 'relocated'; spec: ProgramSpec; via: string[]; changes: string[] }
+  | { ok: true; status: 'compatible' | 'relocated'; spec: ProgramSpec; via: string[]; providers: ProviderUse[]; changes: string[] }
   | { ok: false; status: 'incompatible' | 'unknown'; reasons: RefusalReason[] };
-
-/**
- * The provider implementations of a run's `via` texts (`io:::done via io@1.1.0, implementation for
- * error`), as data: each text matched against the releases the target was given (the probe is one
- * of the provider's, the implementation what follows). A text no release matches is left out.
- */
-export function providerUses(via: readonly string[], definitions: readonly Pick<ProviderDefinition, 'name' | 'version'>[]): ProviderUse[] {
-  const out: ProviderUse[] = [];
-  for (const text of via) {
-    for (const d of definitions) {
-      const mark = ` via ${d.name}@${d.version}, implementation for `;
-      const at = text.indexOf(mark);
-      if (at <= 0 || !text.startsWith(`${d.name}:::`)) continue;
-      out.push({ probe: text.slice(0, at), provider: d.name, version: d.version, implementation: text.slice(at + mark.length) });
-      break;
-    }
-  }
-  return out;
-}
 
 /** The provider releases an assignment names (`''` for a program without providers). */
 function providersKey(a: Assignment): string {
@@ -580,7 +561,8 @@ export async function resolveThroughProviders(bytes: Uint8Array, providers: read
   }
   const via = v.programs.flatMap((p) => (p.via ? [p.via] : []));
   const changes = v.programs.flatMap((p) => p.changes.map((c) => `${p.program}: ${c}`));
-  return { ok: true, status: v.status, spec: v.relocated, via, changes };
+  const uses = v.programs.flatMap((p) => (p.provider ? [p.provider] : []));
+  return { ok: true, status: v.status, spec: v.relocated, via, providers: uses, changes };
 }
 
 /** An events payload per group of outputs, each under the batch size limit. */

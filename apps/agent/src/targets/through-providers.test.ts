@@ -8,7 +8,7 @@ import { loadForProfile } from '@probeyard/runtime';
 import { compileScript, providerResolver, targetOfFormats } from '@probeyard/script';
 import { describe, expect, it } from 'vitest';
 import { completeText, io as ioText } from '../../test/support/block-io.js';
-import { providerUses, resolveThroughProviders } from './target-manager.js';
+import { resolveThroughProviders } from './target-manager.js';
 
 const io = (version: string, withError: boolean) => parseProvider(ioText(version, withError));
 const kernel = (text: string): Promise<KernelProfile> => profileOfFiles([{ path: 'block/block_rq_complete/format', text }], { release: 'test' });
@@ -33,33 +33,10 @@ describe('resolveThroughProviders', () => {
     expect(r).toMatchObject(want);
     if (!r.ok) return;
     // what /metrics says of it (probeyard_agent_target_provider_info): the same, as data
-    expect(providerUses(r.via, [io(version, version !== '1.0.0')])).toEqual([{ probe: 'io:::done', provider: 'io', version, implementation: want.via[0].split(', implementation for ')[1] }]);
+    expect(r.providers).toEqual([{ probe: 'io:::done', provider: 'io', version, implementation: want.via[0].split(', implementation for ')[1] }]);
     // what runs is the verdict's spec: it loads on this kernel as it is
     const loaded = loadForProfile(r.spec, k);
     expect(loaded).toMatchObject({ ok: true, status: 'compatible' });
-  });
-
-  it('reads the provider implementations of via texts against the releases given, leaving out what none names', () => {
-    const given = [
-      { name: 'io', version: '1.1.0' },
-      { name: 'proc', version: '2.0.0' },
-    ];
-    expect(
-      providerUses(
-        [
-          'io:::done via io@1.1.0, implementation for error',
-          'proc:::exec via proc@2.0.0, implementation for __data_loc filename, since 5.x',
-          // another release than the one given, and a probe that is not the provider's
-          'io:::done via io@1.0.0, implementation for errors (before 4.20)',
-          'proc:::exec via io@1.1.0, implementation for error',
-        ],
-        given,
-      ),
-    ).toEqual([
-      { probe: 'io:::done', provider: 'io', version: '1.1.0', implementation: 'error' },
-      { probe: 'proc:::exec', provider: 'proc', version: '2.0.0', implementation: '__data_loc filename, since 5.x' },
-    ]);
-    expect(providerUses([], given)).toEqual([]);
   });
 
   it('refuses where no implementation applies, with the reason of each', async () => {
