@@ -10,6 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAdminCredential } from '../src/auth/admin-credential.js';
 import { hashSecret } from '../src/auth/secrets.js';
+import { postgresTransactionOptions } from '../src/db/open.js';
 import { type RunningRegistry, startRegistry } from '../src/server/registry.js';
 import { backends, createPostgresDatabase, pgliteTemplate, skipReason } from './harness.js';
 
@@ -77,14 +78,14 @@ describe.each(backends)('a busy database on %s', (backend) => {
         release();
         await holder;
       } else {
-        // The token's row locked by another session past the enrolment transaction's deadline (5 s).
+        // The token's row locked by another session past the enrolment transaction's deadline (15 s).
         const c = new pg.Client({ connectionString: databaseUrl });
         await c.connect();
         try {
           await c.query('BEGIN');
           await c.query('SELECT 1 FROM "EnrollmentToken" WHERE "hash" = $1 FOR UPDATE', [hashSecret(enrollmentToken)]);
           const pending = post(registry.url, 'agent.enroll', { enrollmentToken, hostname: 'node-1' });
-          await new Promise((r) => setTimeout(r, 7000));
+          await new Promise((r) => setTimeout(r, postgresTransactionOptions.timeout + 2000));
           await c.query('ROLLBACK');
           busy = await pending;
         } finally {

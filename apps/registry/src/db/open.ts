@@ -59,6 +59,15 @@ function redact(url: string): string {
 /** How long a transaction on PGlite may wait for the ones before it (Prisma's default is 2 s). */
 export const pgliteTransactionMaxWaitMs = 10_000;
 
+/**
+ * PostgreSQL's interactive transactions (Prisma's defaults: 2 s to get a connection, 5 s to run).
+ * A burst that matches agents against deployments (24 enrolments racing 4 deployments of one
+ * tenant) queues on the tenant's fleet lock (`lockTenantFleet`) holding pool connections, and on a
+ * loaded 2-core host the defaults turned such a burst into 503s ("database busy"). Past these it is
+ * still P2028: a 503 with Retry-After.
+ */
+export const postgresTransactionOptions = { maxWait: 10_000, timeout: 15_000 } as const;
+
 /** Opens (and for PGlite, locks) the database. Does not migrate: call `migrate()`. */
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
   const migrations = readMigrations(opts.migrations ?? migrationsDir);
@@ -66,7 +75,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   if (url && /^postgres(ql)?:\/\//.test(url)) {
     // The folder keeps the admin credential: private too.
     if (opts.dataDir) secureDataFolder(opts.dataDir);
-    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) });
+    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }), transactionOptions: postgresTransactionOptions });
     const driver = pgMigrationDriver(url);
     let closed = false;
     return {
