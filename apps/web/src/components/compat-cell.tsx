@@ -4,6 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { changeText } from '../lib/change-text';
 import { useTRPC } from '../lib/trpc';
+import { DataTable } from './data-table';
 import { Verdict } from './verdict';
 
 interface LayoutField {
@@ -79,34 +80,24 @@ export function CellDetails({ versionId, profileId, onClose }: { versionId: stri
             </ul>
           )}
           <h3>Field diff: as built → on this kernel</h3>
-          {q.data.cell.fieldDiffs.length === 0 ? (
-            <p className="muted">No field it reads differs from its build-time layout.</p>
-          ) : (
-            <table className="list">
-              <thead>
-                <tr>
-                  <th scope="col">Event</th>
-                  <th scope="col">Field</th>
-                  <th scope="col">Change</th>
-                  <th scope="col">As built</th>
-                  <th scope="col">On this kernel</th>
-                </tr>
-              </thead>
-              <tbody>
-                {q.data.cell.fieldDiffs.map((d) => (
-                  <tr key={`${d.event}.${d.field}`}>
-                    <td className="mono small">{d.event}</td>
-                    <td className="mono">{d.field}</td>
-                    <td>{d.changes.map((c) => changeText[c] ?? c).join(', ')}</td>
-                    <td className="small">
-                      {d.built ? `+${d.built.byteOffset ?? '?'}, ${d.built.size ?? '?'} B${d.built.signed ? ', signed' : ''}${d.built.dataLoc ? ', __data_loc' : ''}` : 'by name only'}
-                    </td>
-                    <td className="small">{fieldText(d.kernel)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+          <DataTable
+            rows={q.data.cell.fieldDiffs}
+            rowKey={(d) => `${d.event}.${d.field}`}
+            empty="No field it reads differs from its build-time layout."
+            emptyClassName="muted"
+            columns={[
+              { header: 'Event', className: 'mono small', cell: (d) => d.event },
+              { header: 'Field', className: 'mono', cell: (d) => d.field },
+              { header: 'Change', cell: (d) => d.changes.map((c) => changeText[c] ?? c).join(', ') },
+              {
+                header: 'As built',
+                className: 'small',
+                cell: (d) =>
+                  d.built ? `+${d.built.byteOffset ?? '?'}, ${d.built.size ?? '?'} B${d.built.signed ? ', signed' : ''}${d.built.dataLoc ? ', __data_loc' : ''}` : 'by name only',
+              },
+              { header: 'On this kernel', className: 'small', cell: (d) => fieldText(d.kernel) },
+            ]}
+          />
           <p className="small">
             <Link href={`/programs/${q.data.version.program}/${q.data.version.version}`}>The version’s manifest and disassembly →</Link>
           </p>

@@ -14,6 +14,7 @@ import Link from 'next/link';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ago, formatCount, formatTime } from '../lib/format';
 import { useTRPC } from '../lib/trpc';
+import { DataTable } from './data-table';
 import { BarChart, Heatmap, TimeChart } from './charts';
 
 type Latest = inferRouterOutputs<AppRouter>['output']['latest'];
@@ -165,41 +166,37 @@ export function Dashboard({ deploymentId, targetId, initial, range }: { deployme
         </div>
         <div className="card">
           <h3>Targets</h3>
-          <table className="list">
-            <thead>
-              <tr>
-                <th scope="col">Agent</th>
-                <th scope="col">Status</th>
-                <th scope="col">Snapshot</th>
-                <th scope="col" className="num">
-                  Lost
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.targets.map((t) => (
-                <tr key={t.targetId}>
-                  <td>
-                    <Link href={`?target=${t.targetId}`}>{t.hostname}</Link>
-                  </td>
-                  <td className={`status s-${t.status}`} title={t.reason ?? undefined}>
+          <DataTable
+            rows={data.targets}
+            rowKey={(t) => t.targetId}
+            columns={[
+              { header: 'Agent', cell: (t) => <Link href={`?target=${t.targetId}`}>{t.hostname}</Link> },
+              {
+                header: 'Status',
+                className: (t) => `status s-${t.status}`,
+                title: (t) => t.reason ?? undefined,
+                cell: (t) => (
+                  <>
                     {t.status}
                     {t.reason ? <div className="small muted">{t.reason}</div> : null}
-                  </td>
-                  <td className="small">
-                    {t.snapshot ? (
-                      <>
-                        {ago(t.snapshot.receivedAt, now)} · run {t.snapshot.runId.slice(0, 8)}
-                      </>
-                    ) : (
-                      'none yet'
-                    )}
-                  </td>
-                  <td className="num">{t.snapshot ? formatCount(t.snapshot.eventsLost) : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+              {
+                header: 'Snapshot',
+                className: 'small',
+                cell: (t) =>
+                  t.snapshot ? (
+                    <>
+                      {ago(t.snapshot.receivedAt, now)} · run {t.snapshot.runId.slice(0, 8)}
+                    </>
+                  ) : (
+                    'none yet'
+                  ),
+              },
+              { header: 'Lost', numeric: true, cell: (t) => (t.snapshot ? formatCount(t.snapshot.eventsLost) : '—') },
+            ]}
+          />
         </div>
       </div>
 
@@ -285,33 +282,19 @@ export function Dashboard({ deploymentId, targetId, initial, range }: { deployme
         {events.data?.dropped ? (
           <p className="stale">{formatCount(events.data.dropped)} events were dropped by agents (over their rate or size bounds) in the batches shown.</p>
         ) : null}
-        {!events.data || events.data.events.length === 0 ? (
-          <p className="muted">{appliedFilter ? 'No event matches the filter.' : 'No output events: this program emits none, or none yet (ring buffer, perf, printk).'}</p>
-        ) : (
-          <table className="list" data-testid="events-table">
-            <thead>
-              <tr>
-                <th scope="col">Trace time (ns)</th>
-                <th scope="col">CPU</th>
-                <th scope="col">Source</th>
-                <th scope="col">Data</th>
-              </tr>
-            </thead>
-            <tbody>
-              {events.data.events.map((e, i) => (
-                <tr key={`${e.targetId}-${e.sequence}-${i}`}>
-                  <td className="mono small">{e.timeNs}</td>
-                  <td className="num">{e.cpu}</td>
-                  <td className="small">
-                    {e.source}
-                    {e.map ? ` ${e.map}` : ''}
-                  </td>
-                  <td className="mono small">{e.text ?? JSON.stringify(e.data)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <DataTable
+          rows={events.data?.events ?? []}
+          rowKey={(e, i) => `${e.targetId}-${e.sequence}-${i}`}
+          testId="events-table"
+          empty={appliedFilter ? 'No event matches the filter.' : 'No output events: this program emits none, or none yet (ring buffer, perf, printk).'}
+          emptyClassName="muted"
+          columns={[
+            { header: 'Trace time (ns)', className: 'mono small', cell: (e) => e.timeNs },
+            { header: 'CPU', className: 'num', cell: (e) => e.cpu },
+            { header: 'Source', className: 'small', cell: (e) => `${e.source}${e.map ? ` ${e.map}` : ''}` },
+            { header: 'Data', className: 'mono small', cell: (e) => e.text ?? JSON.stringify(e.data) },
+          ]}
+        />
       </section>
     </>
   );
@@ -340,18 +323,15 @@ export function MapPanel({ map, lost }: { map: MapView; lost: number }) {
             <BarChart labels={h.buckets.map((b) => b.label)} values={h.buckets.map((b) => b.count)} unit={unit} label={`Histogram of ${map.name}${h.key ? ` for ${h.key}` : ''}`} />
             <details>
               <summary>Buckets as text</summary>
-              <table className="list">
-                <tbody>
-                  {h.buckets.map((b) => (
-                    <tr key={b.label}>
-                      <th scope="row" className="mono small">
-                        {b.label}
-                      </th>
-                      <td className="num">{formatCount(b.count)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <DataTable
+                noHead
+                rows={h.buckets}
+                rowKey={(b) => b.label}
+                columns={[
+                  { header: 'Bucket', rowHeader: true, className: 'mono small', cell: (b) => b.label },
+                  { header: 'Count', numeric: true, cell: (b) => formatCount(b.count) },
+                ]}
+              />
             </details>
           </figure>
         ))
@@ -365,37 +345,26 @@ export function MapPanel({ map, lost }: { map: MapView; lost: number }) {
           <BarChart labels={map.entries.slice(0, 20).map((e) => e.key)} values={map.entries.slice(0, 20).map((e) => e.value ?? 0)} unit={unit} label={`Counts of ${map.name} by key`} />
           <details>
             <summary>Every listed key as text</summary>
-            <table className="list">
-              <tbody>
-                {map.entries.map((e) => (
-                  <tr key={e.key}>
-                    <th scope="row" className="mono small">
-                      @{map.name}[{e.key}]
-                    </th>
-                    <td className="num">{e.value === null ? '—' : formatCount(e.value)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              noHead
+              rows={map.entries}
+              rowKey={(e) => e.key}
+              columns={[
+                { header: 'Key', rowHeader: true, className: 'mono small', cell: (e) => `@${map.name}[${e.key}]` },
+                { header: 'Value', numeric: true, cell: (e) => (e.value === null ? '—' : formatCount(e.value)) },
+              ]}
+            />
           </details>
         </figure>
       ) : (
-        <table className="list">
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Value</th>
-            </tr>
-          </thead>
-          <tbody>
-            {map.entries.map((e) => (
-              <tr key={e.key}>
-                <td className="mono small">{e.key}</td>
-                <td className="mono small">{e.value !== null ? formatCount(e.value) : JSON.stringify(e.raw)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          rows={map.entries}
+          rowKey={(e) => e.key}
+          columns={[
+            { header: 'Key', className: 'mono small', cell: (e) => e.key },
+            { header: 'Value', className: 'mono small', cell: (e) => (e.value !== null ? formatCount(e.value) : JSON.stringify(e.raw)) },
+          ]}
+        />
       )}
       {map.moreEntries ? <p className="muted small">{formatCount(map.moreEntries)} more keys not shown.</p> : null}
     </section>

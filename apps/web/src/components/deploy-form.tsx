@@ -7,6 +7,7 @@ import { useState } from 'react';
 import { ago, formatTime } from '../lib/format';
 import { labelsText } from '../lib/fleet';
 import { useTRPC } from '../lib/trpc';
+import { DataTable } from './data-table';
 import { Verdict } from './verdict';
 
 /**
@@ -121,39 +122,24 @@ export function DeployForm({ programs, initial }: { programs: { name: string; ve
                 .map(([k, n]) => `${n} ${k === 'no-profile' ? 'without a kernel profile yet' : k === 'pending' ? 'not computed yet' : k}`)
                 .join(', ')}
             </p>
-            {preview.data.agents.length ? (
-              <table className="list">
-                <caption className="visually-hidden">Agents the selector matches, with the predicted verdict on each</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Agent</th>
-                    <th scope="col">Labels</th>
-                    <th scope="col">Kernel</th>
-                    <th scope="col">Predicted</th>
-                    <th scope="col">Why</th>
-                    <th scope="col">Last seen</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {preview.data.agents.map((a) => (
-                    <tr key={a.id}>
-                      <td>
-                        <Link href={`/agents/${a.id}`}>{a.hostname}</Link>
-                      </td>
-                      <td className="mono small">{labelsText(a.labels)}</td>
-                      <td className="small">{a.profile ? `${a.profile.name} (${a.profile.release || '?'} ${a.profile.machine})` : 'not reported yet'}</td>
-                      <td>{a.verdict ? <Verdict verdict={a.verdict} /> : <span className="muted small">{a.profile ? 'computing…' : 'unknown until it reports its kernel'}</span>}</td>
-                      <td className="small">{a.reason ?? ''}</td>
-                      <td className="small" title={formatTime(a.lastSeenAt)}>
-                        {ago(a.lastSeenAt, Date.now())}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            ) : (
-              <p className="muted">No agent matches now; agents that match later (enrolment, a label change) join the deployment.</p>
-            )}
+            <DataTable
+              rows={preview.data.agents}
+              rowKey={(a) => a.id}
+              caption="Agents the selector matches, with the predicted verdict on each"
+              empty="No agent matches now; agents that match later (enrolment, a label change) join the deployment."
+              emptyClassName="muted"
+              columns={[
+                { header: 'Agent', cell: (a) => <Link href={`/agents/${a.id}`}>{a.hostname}</Link> },
+                { header: 'Labels', className: 'mono small', cell: (a) => labelsText(a.labels) },
+                { header: 'Kernel', className: 'small', cell: (a) => (a.profile ? `${a.profile.name} (${a.profile.release || '?'} ${a.profile.machine})` : 'not reported yet') },
+                {
+                  header: 'Predicted',
+                  cell: (a) => (a.verdict ? <Verdict verdict={a.verdict} /> : <span className="muted small">{a.profile ? 'computing…' : 'unknown until it reports its kernel'}</span>),
+                },
+                { header: 'Why', className: 'small', cell: (a) => a.reason ?? '' },
+                { header: 'Last seen', className: 'small', title: (a) => formatTime(a.lastSeenAt), cell: (a) => ago(a.lastSeenAt, Date.now()) },
+              ]}
+            />
             {stale ? <p className="stale">The form changed since this preview: preview again before deploying.</p> : null}
             <button
               type="button"

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { DataTable } from '../../../components/data-table';
 import { Pager } from '../../../components/pager';
 import { isStale, labelsText } from '../../../lib/fleet';
 import { ago, formatTime, query } from '../../../lib/format';
@@ -31,52 +32,50 @@ export default async function AgentsPage({ searchParams }: { searchParams: Promi
         </button>
         {sp.q || sp.selector ? <Link href="/agents">Clear filters</Link> : null}
       </form>
-      {agents.length === 0 ? (
-        <p className="empty">
-          {sp.q || sp.selector
+      <DataTable
+        rows={agents}
+        rowKey={(a) => a.id}
+        caption="Agents"
+        empty={
+          sp.q || sp.selector
             ? 'No agent matches these filters.'
-            : 'No agents yet. An admin makes an enrolment token (`probeyard agents enroll-token --label env=prod`), then on a node: `probeyard-agent enroll --registry URL --token T`.'}
-        </p>
-      ) : (
-        <table className="list">
-          <caption className="visually-hidden">Agents</caption>
-          <thead>
-            <tr>
-              <th scope="col">Agent</th>
-              <th scope="col">Labels</th>
-              <th scope="col">Kernel</th>
-              <th scope="col">Last seen</th>
-              <th scope="col">Targets</th>
-            </tr>
-          </thead>
-          <tbody>
-            {agents.map((a) => {
-              const stale = !a.revokedAt && isStale(a.lastSeenAt, now);
-              return (
-                <tr key={a.id}>
-                  <td>
-                    <Link href={`/agents/${a.id}`}>
-                      <strong>{a.hostname}</strong>
-                    </Link>
-                    {a.revokedAt ? <span className="badge badge-yanked"> revoked</span> : null}
-                    {a.agentVersion ? <div className="muted small">agent {a.agentVersion}</div> : null}
-                  </td>
-                  <td className="mono small">{labelsText(a.labels)}</td>
-                  <td className="small">{a.kernel ? <Link href={`/kernels/${a.kernel.name}`}>{`${a.kernel.release || a.kernel.name} ${a.kernel.machine}`}</Link> : 'not reported yet'}</td>
-                  <td className="small" title={formatTime(a.lastSeenAt)}>
-                    {stale ? <span className="stale">stale: {ago(a.lastSeenAt, now)}</span> : ago(a.lastSeenAt, now)}
-                  </td>
-                  <td className="small">
-                    {Object.entries(a.targets)
-                      .map(([s, n]) => `${n} ${s}`)
-                      .join(', ') || 'none'}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      )}
+            : 'No agents yet. An admin makes an enrolment token (`probeyard agents enroll-token --label env=prod`), then on a node: `probeyard-agent enroll --registry URL --token T`.'
+        }
+        columns={[
+          {
+            header: 'Agent',
+            cell: (a) => (
+              <>
+                <Link href={`/agents/${a.id}`}>
+                  <strong>{a.hostname}</strong>
+                </Link>
+                {a.revokedAt ? <span className="badge badge-yanked"> revoked</span> : null}
+                {a.agentVersion ? <div className="muted small">agent {a.agentVersion}</div> : null}
+              </>
+            ),
+          },
+          { header: 'Labels', className: 'mono small', cell: (a) => labelsText(a.labels) },
+          {
+            header: 'Kernel',
+            className: 'small',
+            cell: (a) => (a.kernel ? <Link href={`/kernels/${a.kernel.name}`}>{`${a.kernel.release || a.kernel.name} ${a.kernel.machine}`}</Link> : 'not reported yet'),
+          },
+          {
+            header: 'Last seen',
+            className: 'small',
+            title: (a) => formatTime(a.lastSeenAt),
+            cell: (a) => (!a.revokedAt && isStale(a.lastSeenAt, now) ? <span className="stale">stale: {ago(a.lastSeenAt, now)}</span> : ago(a.lastSeenAt, now)),
+          },
+          {
+            header: 'Targets',
+            className: 'small',
+            cell: (a) =>
+              Object.entries(a.targets)
+                .map(([s, n]) => `${n} ${s}`)
+                .join(', ') || 'none',
+          },
+        ]}
+      />
       <Pager noun="agents" count={agents.length} isFirst={!sp.cursor} firstHref={`/agents${query({ q: sp.q, selector: sp.selector })}`} nextHref={nextCursor ? `/agents${query({ q: sp.q, selector: sp.selector, cursor: nextCursor })}` : null} />
     </>
   );

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
+import { DataTable } from '../../../components/data-table';
 import { Pager } from '../../../components/pager';
 import { formatTime, query } from '../../../lib/format';
 import { hasRole } from '../../../lib/roles';
@@ -24,39 +25,37 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
     <>
       <h1>Audit log</h1>
       <p className="muted">Every change, written in the same transaction as the change, newest first.</p>
-      {entries.length === 0 ? (
-        <p className="empty">Nothing recorded yet.</p>
-      ) : (
-        <table className="list">
-          <caption className="visually-hidden">Audit entries, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Action</th>
-              <th scope="col">Actor</th>
-              <th scope="col">Target</th>
-              <th scope="col">Detail</th>
-            </tr>
-          </thead>
-          <tbody>
-            {entries.map((e) => (
-              <tr key={e.id}>
-                <td className="small">{formatTime(e.at)}</td>
-                <td className="mono small">{e.action}</td>
-                <td className="small">
-                  {e.actor.kind}
-                  {e.actor.id ? <span className="muted"> {e.actor.id.slice(0, 8)}</span> : null}
-                </td>
-                <td className="small">
-                  {e.target.type}
-                  {e.target.id ? <span className="muted"> {e.target.id.slice(0, 8)}</span> : null}
-                </td>
-                <td className="small">{detailText(e.detail)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        rows={entries}
+        rowKey={(e) => e.id}
+        caption="Audit entries, newest first"
+        empty="Nothing recorded yet."
+        columns={[
+          { header: 'When', className: 'small', cell: (e) => formatTime(e.at) },
+          { header: 'Action', className: 'mono small', cell: (e) => e.action },
+          {
+            header: 'Actor',
+            className: 'small',
+            cell: (e) => (
+              <>
+                {e.actor.kind}
+                {e.actor.id ? <span className="muted"> {e.actor.id.slice(0, 8)}</span> : null}
+              </>
+            ),
+          },
+          {
+            header: 'Target',
+            className: 'small',
+            cell: (e) => (
+              <>
+                {e.target.type}
+                {e.target.id ? <span className="muted"> {e.target.id.slice(0, 8)}</span> : null}
+              </>
+            ),
+          },
+          { header: 'Detail', className: 'small', cell: (e) => detailText(e.detail) },
+        ]}
+      />
       <Pager noun="entries" count={entries.length} isFirst={!sp.cursor} firstHref="/audit" nextHref={nextCursor ? `/audit${query({ cursor: nextCursor })}` : null} />
     </>
   );

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { DataTable } from '../../../components/data-table';
 import { Pager } from '../../../components/pager';
 import { formatTime, query } from '../../../lib/format';
 import { hasRole } from '../../../lib/roles';
@@ -34,50 +35,49 @@ export default async function DeploymentsPage({ searchParams }: { searchParams: 
           Stopped
         </Link>
       </nav>
-      {deployments.length === 0 ? (
-        <p className="empty">
-          {state ? `No ${state} deployments.` : 'No deployments yet.'}{' '}
-          {publisher ? 'Deploy a published version to the agents a label selector matches with “New deployment”.' : 'A publisher of this tenant deploys versions to agents.'}
-        </p>
-      ) : (
-        <table className="list">
-          <caption className="visually-hidden">Deployments, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Deployment</th>
-              <th scope="col">Selector</th>
-              <th scope="col">State</th>
-              <th scope="col">Targets</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {deployments.map((d) => (
-              <tr key={d.id}>
-                <td>
-                  <Link href={`/deployments/${d.id}`}>
-                    <strong>
-                      {d.program.name}@{d.program.version}
-                    </strong>
-                  </Link>{' '}
-                  <Link className="small" href={`/deployments/${d.id}/dashboard`}>
-                    dashboard
-                  </Link>
-                </td>
-                <td className="mono small">{d.selectorText}</td>
-                <td className={`status s-${d.desiredState === 'running' ? 'running' : 'stopped'}`}>{d.desiredState}</td>
-                <td className="small">
-                  {d.targets.total} total: {d.targets.running} running, {d.targets.pending} pending
-                  {d.targets.refused ? <span className="s-refused">, {d.targets.refused} refused</span> : null}
-                  {d.targets.failed ? <span className="s-failed">, {d.targets.failed} failed</span> : null}
-                  {d.targets.stopped ? `, ${d.targets.stopped} stopped` : null}
-                </td>
-                <td className="small">{formatTime(d.createdAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        rows={deployments}
+        rowKey={(d) => d.id}
+        caption="Deployments, newest first"
+        empty={
+          <>
+            {state ? `No ${state} deployments.` : 'No deployments yet.'}{' '}
+            {publisher ? 'Deploy a published version to the agents a label selector matches with “New deployment”.' : 'A publisher of this tenant deploys versions to agents.'}
+          </>
+        }
+        columns={[
+          {
+            header: 'Deployment',
+            cell: (d) => (
+              <>
+                <Link href={`/deployments/${d.id}`}>
+                  <strong>
+                    {d.program.name}@{d.program.version}
+                  </strong>
+                </Link>{' '}
+                <Link className="small" href={`/deployments/${d.id}/dashboard`}>
+                  dashboard
+                </Link>
+              </>
+            ),
+          },
+          { header: 'Selector', className: 'mono small', cell: (d) => d.selectorText },
+          { header: 'State', className: (d) => `status s-${d.desiredState === 'running' ? 'running' : 'stopped'}`, cell: (d) => d.desiredState },
+          {
+            header: 'Targets',
+            className: 'small',
+            cell: (d) => (
+              <>
+                {d.targets.total} total: {d.targets.running} running, {d.targets.pending} pending
+                {d.targets.refused ? <span className="s-refused">, {d.targets.refused} refused</span> : null}
+                {d.targets.failed ? <span className="s-failed">, {d.targets.failed} failed</span> : null}
+                {d.targets.stopped ? `, ${d.targets.stopped} stopped` : null}
+              </>
+            ),
+          },
+          { header: 'Created', className: 'small', cell: (d) => formatTime(d.createdAt) },
+        ]}
+      />
       <Pager noun="deployments" count={deployments.length} isFirst={!sp.cursor} firstHref={`/deployments${query({ state })}`} nextHref={nextCursor ? `/deployments${query({ state, cursor: nextCursor })}` : null} />
     </>
   );

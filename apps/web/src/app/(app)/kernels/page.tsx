@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { KernelUpload } from '../../../components/kernel-upload';
+import { DataTable } from '../../../components/data-table';
 import { Pager } from '../../../components/pager';
 import { formatTime, query, shortDigest } from '../../../lib/format';
 import { hasRole } from '../../../lib/roles';
@@ -29,47 +30,29 @@ export default async function KernelsPage({ searchParams }: { searchParams: Prom
         </p>
       ) : (
         <>
-          <table className="list">
-            <caption className="visually-hidden">Kernel profiles by name</caption>
-            <thead>
-              <tr>
-                <th scope="col">Profile</th>
-                <th scope="col">Release</th>
-                <th scope="col">Arch</th>
-                <th scope="col">Source</th>
-                <th scope="col">Completeness</th>
-                <th scope="col" className="num">
-                  Events
-                </th>
-                <th scope="col" className="num">
-                  Agents
-                </th>
-                <th scope="col">Content hash</th>
-                <th scope="col">Added</th>
-              </tr>
-            </thead>
-            <tbody>
-              {profiles.map((p) => (
-                <tr key={p.id}>
-                  <td>
-                    <Link href={`/kernels/${p.name}`}>
-                      <strong>{p.name}</strong>
-                    </Link>
-                  </td>
-                  <td className="mono small">{p.release || '—'}</td>
-                  <td className="small">{p.machine || '—'}</td>
-                  <td className="small">{sourceText[p.source] ?? p.source}</td>
-                  <td className="small" data-testid="completeness">
-                    {p.complete ? 'complete' : 'partial'}
-                  </td>
-                  <td className="num">{p.formats}</td>
-                  <td className="num">{p.agents}</td>
-                  <td className="mono small">{shortDigest(p.contentHash)}</td>
-                  <td className="small">{formatTime(p.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            rows={profiles}
+            rowKey={(p) => p.id}
+            caption="Kernel profiles by name"
+            columns={[
+              {
+                header: 'Profile',
+                cell: (p) => (
+                  <Link href={`/kernels/${p.name}`}>
+                    <strong>{p.name}</strong>
+                  </Link>
+                ),
+              },
+              { header: 'Release', className: 'mono small', cell: (p) => p.release || '—' },
+              { header: 'Arch', className: 'small', cell: (p) => p.machine || '—' },
+              { header: 'Source', className: 'small', cell: (p) => sourceText[p.source] ?? p.source },
+              { header: 'Completeness', className: 'small', testId: 'completeness', cell: (p) => (p.complete ? 'complete' : 'partial') },
+              { header: 'Events', numeric: true, cell: (p) => p.formats },
+              { header: 'Agents', numeric: true, cell: (p) => p.agents },
+              { header: 'Content hash', className: 'mono small', cell: (p) => shortDigest(p.contentHash) },
+              { header: 'Added', className: 'small', cell: (p) => formatTime(p.createdAt) },
+            ]}
+          />
           <Pager noun="profiles" count={profiles.length} isFirst={!sp.cursor} firstHref="/kernels" nextHref={nextCursor ? `/kernels${query({ cursor: nextCursor })}` : null} />
           {profiles.length >= 2 ? (
             <p>

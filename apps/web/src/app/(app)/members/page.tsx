@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { InviteMember, RevokeInvitation } from '../../../components/invitation-controls';
 import { MemberControls } from '../../../components/member-controls';
+import { DataTable } from '../../../components/data-table';
 import { Pager } from '../../../components/pager';
 import { formatTime, query } from '../../../lib/format';
 import { hasRole } from '../../../lib/roles';
@@ -25,30 +26,28 @@ export default async function MembersPage({ searchParams }: { searchParams: Prom
         Roles, strongest first: owner, admin (members, agents, audit), publisher (publish, deploy, upload kernels), viewer (read). A role never grants more
         than yours.
       </p>
-      <table className="list">
-        <caption className="visually-hidden">Members of {session.tenant.name}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Role</th>
-            <th scope="col">Member since</th>
-            <th scope="col">Change</th>
-          </tr>
-        </thead>
-        <tbody>
-          {members.map((m) => (
-            <tr key={m.userId}>
-              <td>
+      <DataTable
+        rows={members}
+        rowKey={(m) => m.userId}
+        caption={`Members of ${session.tenant.name}`}
+        columns={[
+          {
+            header: 'Email',
+            cell: (m) => (
+              <>
                 {m.email}
                 {m.userId === session.user.id ? <span className="badge"> you</span> : null}
-              </td>
-              <td>{m.role}</td>
-              <td className="small">{formatTime(m.since)}</td>
-              <td>{m.userId !== session.user.id && hasRole(session.role, m.role) ? <MemberControls userId={m.userId} email={m.email} role={m.role} myRole={session.role} /> : null}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              </>
+            ),
+          },
+          { header: 'Role', cell: (m) => m.role },
+          { header: 'Member since', className: 'small', cell: (m) => formatTime(m.since) },
+          {
+            header: 'Change',
+            cell: (m) => (m.userId !== session.user.id && hasRole(session.role, m.role) ? <MemberControls userId={m.userId} email={m.email} role={m.role} myRole={session.role} /> : null),
+          },
+        ]}
+      />
       <Pager noun="members" count={members.length} isFirst={!sp.cursor} firstHref="/members" nextHref={nextCursor ? `/members${query({ cursor: nextCursor })}` : null} />
       <section className="card" aria-labelledby="invite-heading" style={{ marginTop: '1.5rem' }}>
         <h2 id="invite-heading">Invite someone</h2>
@@ -60,35 +59,22 @@ export default async function MembersPage({ searchParams }: { searchParams: Prom
       </section>
       <section aria-labelledby="pending-heading" style={{ marginTop: '1.5rem' }}>
         <h2 id="pending-heading">Pending invitations</h2>
-        {invitations.length === 0 ? (
-          <p className="muted">No pending invitations: accepted, revoked and expired ones are not listed.</p>
-        ) : (
-          <table className="list" data-testid="invitations">
-            <caption className="visually-hidden">Pending invitations to {session.tenant.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Secret starts</th>
-                <th scope="col">Invited</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Revoke</th>
-              </tr>
-            </thead>
-            <tbody>
-              {invitations.map((i) => (
-                <tr key={i.id}>
-                  <td>{i.email}</td>
-                  <td>{i.role}</td>
-                  <td className="mono small">{i.prefix}…</td>
-                  <td className="small">{formatTime(i.createdAt)}</td>
-                  <td className="small">{formatTime(i.expiresAt)}</td>
-                  <td>{hasRole(session.role, i.role) ? <RevokeInvitation id={i.id} email={i.email} /> : null}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <DataTable
+          rows={invitations}
+          rowKey={(i) => i.id}
+          testId="invitations"
+          caption={`Pending invitations to ${session.tenant.name}`}
+          empty="No pending invitations: accepted, revoked and expired ones are not listed."
+          emptyClassName="muted"
+          columns={[
+            { header: 'Email', cell: (i) => i.email },
+            { header: 'Role', cell: (i) => i.role },
+            { header: 'Secret starts', className: 'mono small', cell: (i) => `${i.prefix}…` },
+            { header: 'Invited', className: 'small', cell: (i) => formatTime(i.createdAt) },
+            { header: 'Expires', className: 'small', cell: (i) => formatTime(i.expiresAt) },
+            { header: 'Revoke', cell: (i) => (hasRole(session.role, i.role) ? <RevokeInvitation id={i.id} email={i.email} /> : null) },
+          ]}
+        />
       </section>
     </>
   );

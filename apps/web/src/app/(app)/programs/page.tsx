@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { DataTable } from '../../../components/data-table';
 import { Pager } from '../../../components/pager';
 import { PublishForm } from '../../../components/publish-form';
 import { formatTime, query, shortDigest } from '../../../lib/format';
@@ -32,62 +33,55 @@ export default async function ProgramsPage({ searchParams }: { searchParams: Sea
         </button>
         {filtered ? <Link href="/programs">Clear filters</Link> : null}
       </form>
-      {programs.length === 0 ? (
-        <p className="empty">
-          {filtered
+      <DataTable
+        rows={programs}
+        rowKey={(p) => p.id}
+        caption="Programs, by name"
+        empty={
+          filtered
             ? 'No program matches these filters. Clear them to see every program.'
             : hasRole(session.role, 'publisher')
               ? 'No programs yet. Publish one below (an ELF object built with clang -target bpf, or Probeyard assembly), or with `probeyard publish FILE --name N --version V`.'
-              : 'No programs yet. A publisher of this tenant publishes them (`probeyard publish`).'}
-        </p>
-      ) : (
-        <table className="list">
-          <caption className="visually-hidden">Programs, by name</caption>
-          <thead>
-            <tr>
-              <th scope="col">Program</th>
-              <th scope="col">Latest version</th>
-              <th scope="col">Tags</th>
-              <th scope="col" className="num">
-                Versions
-              </th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {programs.map((p) => (
-              <tr key={p.id}>
-                <td>
-                  <Link href={`/programs/${p.name}`}>
-                    <strong>{p.name}</strong>
-                  </Link>
-                  {p.description ? <div className="muted small">{p.description}</div> : null}
-                </td>
-                <td>
-                  {p.latest ? (
-                    <>
-                      <Link href={`/programs/${p.name}/${p.latest.version}`}>{p.latest.version}</Link>{' '}
-                      {p.latest.yanked ? <span className="badge badge-yanked">yanked</span> : null}
-                      <div className="muted small mono">{shortDigest(p.latest.digest)}</div>
-                    </>
-                  ) : (
-                    '—'
-                  )}
-                </td>
-                <td>
-                  {p.tags.map((t) => (
-                    <Link key={t} className="tag" href={`/programs${query({ tag: t })}`}>
-                      {t}
-                    </Link>
-                  ))}
-                </td>
-                <td className="num">{p.versions}</td>
-                <td className="small">{formatTime(p.updatedAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+              : 'No programs yet. A publisher of this tenant publishes them (`probeyard publish`).'
+        }
+        columns={[
+          {
+            header: 'Program',
+            cell: (p) => (
+              <>
+                <Link href={`/programs/${p.name}`}>
+                  <strong>{p.name}</strong>
+                </Link>
+                {p.description ? <div className="muted small">{p.description}</div> : null}
+              </>
+            ),
+          },
+          {
+            header: 'Latest version',
+            cell: (p) =>
+              p.latest ? (
+                <>
+                  <Link href={`/programs/${p.name}/${p.latest.version}`}>{p.latest.version}</Link>{' '}
+                  {p.latest.yanked ? <span className="badge badge-yanked">yanked</span> : null}
+                  <div className="muted small mono">{shortDigest(p.latest.digest)}</div>
+                </>
+              ) : (
+                '—'
+              ),
+          },
+          {
+            header: 'Tags',
+            cell: (p) =>
+              p.tags.map((t) => (
+                <Link key={t} className="tag" href={`/programs${query({ tag: t })}`}>
+                  {t}
+                </Link>
+              )),
+          },
+          { header: 'Versions', numeric: true, cell: (p) => p.versions },
+          { header: 'Updated', className: 'small', cell: (p) => formatTime(p.updatedAt) },
+        ]}
+      />
       <Pager
         noun="programs"
         count={programs.length}

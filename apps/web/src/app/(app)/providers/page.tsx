@@ -1,9 +1,15 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { DataTable } from '../../../components/data-table';
 import { formatTime } from '../../../lib/format';
 import { api } from '../../../lib/session';
 
 export const metadata: Metadata = { title: 'Providers' };
+
+/** The newest version not yanked, else the newest (versions come newest first). */
+function newestOf<V extends { yankedAt: unknown }>(p: { versions: V[] }): V | undefined {
+  return p.versions.find((v) => v.yankedAt === null) ?? p.versions[0];
+}
 
 export default async function ProvidersPage() {
   const { providers } = await (await api()).provider.list.query();
@@ -14,43 +20,35 @@ export default async function ProvidersPage() {
         Stable probes (<span className="mono">proc:::exec</span>) that scripts use instead of raw tracepoints. Each probe has implementations, one per way kernels lay out the
         event; a program pins a provider&apos;s major version, and a new release of it recomputes the program&apos;s compatibility without republishing.
       </p>
-      {providers.length === 0 ? (
-        <p className="empty">No providers yet: publish one with probeyard providers publish FILE.</p>
-      ) : (
-        <table className="list">
-          <caption className="visually-hidden">Providers of this tenant and of the instance</caption>
-          <thead>
-            <tr>
-              <th scope="col">Provider</th>
-              <th scope="col">Scope</th>
-              <th scope="col">Newest version</th>
-              <th scope="col">Published</th>
-              <th scope="col">Description</th>
-            </tr>
-          </thead>
-          <tbody>
-            {providers.map((p) => {
-              const newest = p.versions.find((v) => v.yankedAt === null) ?? p.versions[0];
-              return (
-                <tr key={`${p.scope}/${p.name}`}>
-                  <td>
-                    <Link href={`/providers/${encodeURIComponent(p.name)}`} className="mono">
-                      {p.name}
-                    </Link>
-                  </td>
-                  <td className="small">{p.scope === 'instance' ? 'instance-wide' : 'this tenant'}</td>
-                  <td className="mono small">
-                    {newest?.version ?? '—'}
-                    {p.versions.length > 1 ? <span className="muted"> ({p.versions.length} versions)</span> : null}
-                  </td>
-                  <td className="small">{formatTime(newest?.publishedAt)}</td>
-                  <td className="small">{p.description}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        rows={providers}
+        rowKey={(p) => `${p.scope}/${p.name}`}
+        caption="Providers of this tenant and of the instance"
+        empty="No providers yet: publish one with probeyard providers publish FILE."
+        columns={[
+          {
+            header: 'Provider',
+            cell: (p) => (
+              <Link href={`/providers/${encodeURIComponent(p.name)}`} className="mono">
+                {p.name}
+              </Link>
+            ),
+          },
+          { header: 'Scope', className: 'small', cell: (p) => (p.scope === 'instance' ? 'instance-wide' : 'this tenant') },
+          {
+            header: 'Newest version',
+            className: 'mono small',
+            cell: (p) => (
+              <>
+                {newestOf(p)?.version ?? '—'}
+                {p.versions.length > 1 ? <span className="muted"> ({p.versions.length} versions)</span> : null}
+              </>
+            ),
+          },
+          { header: 'Published', className: 'small', cell: (p) => formatTime(newestOf(p)?.publishedAt) },
+          { header: 'Description', className: 'small', cell: (p) => p.description },
+        ]}
+      />
     </>
   );
 }

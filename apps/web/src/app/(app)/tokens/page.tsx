@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { DataTable } from '../../../components/data-table';
 import { Pager } from '../../../components/pager';
 import { CreateToken, RevokeToken } from '../../../components/token-controls';
 import { formatTime, query } from '../../../lib/format';
@@ -31,44 +32,34 @@ export default async function TokensPage({ searchParams }: { searchParams: Promi
         </Link>
         <Link href={`/tokens${query({ kind, revoked: includeRevoked ? undefined : '1' })}`}>{includeRevoked ? 'Hide revoked' : 'Show revoked'}</Link>
       </nav>
-      {tokens.length === 0 ? (
-        <p className="empty">No tokens here.</p>
-      ) : (
-        <table className="list">
-          <caption className="visually-hidden">Tokens, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Role</th>
-              <th scope="col">Owner</th>
-              <th scope="col">Prefix</th>
-              <th scope="col">Created</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {tokens.map((t) => (
-              <tr key={t.id}>
-                <td>
-                  {t.name}
-                  {t.id === session.tokenId ? <span className="badge"> this session</span> : null}
-                </td>
-                <td className="small">{t.kind === 'session' ? 'sign-in' : 'API'}</td>
-                <td className="small">{t.role}</td>
-                <td className="small">{t.user.email}</td>
-                <td className="mono small">{t.prefix}…</td>
-                <td className="small">{formatTime(t.createdAt)}</td>
-                <td className="small">{t.expiresAt ? formatTime(t.expiresAt) : 'never'}</td>
-                <td className="small">{formatTime(t.lastUsedAt)}</td>
-                <td>{t.revokedAt ? <span className="badge badge-yanked">revoked</span> : t.id === session.tokenId ? null : <RevokeToken id={t.id} name={t.name} />}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        rows={tokens}
+        rowKey={(t) => t.id}
+        caption="Tokens, newest first"
+        empty="No tokens here."
+        columns={[
+          {
+            header: 'Name',
+            cell: (t) => (
+              <>
+                {t.name}
+                {t.id === session.tokenId ? <span className="badge"> this session</span> : null}
+              </>
+            ),
+          },
+          { header: 'Kind', className: 'small', cell: (t) => (t.kind === 'session' ? 'sign-in' : 'API') },
+          { header: 'Role', className: 'small', cell: (t) => t.role },
+          { header: 'Owner', className: 'small', cell: (t) => t.user.email },
+          { header: 'Prefix', className: 'mono small', cell: (t) => `${t.prefix}…` },
+          { header: 'Created', className: 'small', cell: (t) => formatTime(t.createdAt) },
+          { header: 'Expires', className: 'small', cell: (t) => (t.expiresAt ? formatTime(t.expiresAt) : 'never') },
+          { header: 'Last used', className: 'small', cell: (t) => formatTime(t.lastUsedAt) },
+          {
+            header: 'Actions',
+            cell: (t) => (t.revokedAt ? <span className="badge badge-yanked">revoked</span> : t.id === session.tokenId ? null : <RevokeToken id={t.id} name={t.name} />),
+          },
+        ]}
+      />
       <Pager noun="tokens" count={tokens.length} isFirst={!sp.cursor} firstHref={`/tokens${query({ kind, revoked: sp.revoked })}`} nextHref={nextCursor ? `/tokens${query({ kind, revoked: sp.revoked, cursor: nextCursor })}` : null} />
       <section className="card" aria-labelledby="new-token-heading" style={{ marginTop: '1.5rem' }}>
         <h2 id="new-token-heading">New API token</h2>

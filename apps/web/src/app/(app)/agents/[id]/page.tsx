@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { DataTable } from '../../../../components/data-table';
 import { isStale, labelsText } from '../../../../lib/fleet';
 import { ago, formatCount, formatTime } from '../../../../lib/format';
 import { api, orNotFound } from '../../../../lib/session';
@@ -36,47 +37,32 @@ export default async function AgentPage({ params }: { params: Promise<{ id: stri
         ) : null}
       </dl>
       <h2>Targets</h2>
-      {targets.length === 0 ? (
-        <p className="empty">No deployment targets this agent. Deployments whose selector matches its labels do.</p>
-      ) : (
-        <table className="list">
-          <thead>
-            <tr>
-              <th scope="col">Program</th>
-              <th scope="col">Status</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Desired</th>
-              <th scope="col" className="num">
-                Events seen
-              </th>
-              <th scope="col" className="num">
-                Lost
-              </th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {targets.map((t) => (
-              <tr key={t.id}>
-                <td>
-                  <Link href={`/deployments/${t.deploymentId}`}>
-                    {t.program.name}@{t.program.version}
-                  </Link>{' '}
-                  <Link className="small" href={`/deployments/${t.deploymentId}/dashboard?target=${t.id}`}>
-                    outputs
-                  </Link>
-                </td>
-                <td className={`status s-${t.status}`}>{t.status}</td>
-                <td className="small">{t.reason ?? ''}</td>
-                <td className="small">{t.desiredState}</td>
-                <td className="num">{t.counters?.eventsSeen !== undefined ? formatCount(t.counters.eventsSeen) : '—'}</td>
-                <td className="num">{t.counters?.eventsLost !== undefined ? formatCount(t.counters.eventsLost) : '—'}</td>
-                <td className="small">{formatTime(t.updatedAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        rows={targets}
+        rowKey={(t) => t.id}
+        empty="No deployment targets this agent. Deployments whose selector matches its labels do."
+        columns={[
+          {
+            header: 'Program',
+            cell: (t) => (
+              <>
+                <Link href={`/deployments/${t.deploymentId}`}>
+                  {t.program.name}@{t.program.version}
+                </Link>{' '}
+                <Link className="small" href={`/deployments/${t.deploymentId}/dashboard?target=${t.id}`}>
+                  outputs
+                </Link>
+              </>
+            ),
+          },
+          { header: 'Status', className: (t) => `status s-${t.status}`, cell: (t) => t.status },
+          { header: 'Reason', className: 'small', cell: (t) => t.reason ?? '' },
+          { header: 'Desired', className: 'small', cell: (t) => t.desiredState },
+          { header: 'Events seen', numeric: true, cell: (t) => (t.counters?.eventsSeen !== undefined ? formatCount(t.counters.eventsSeen) : '—') },
+          { header: 'Lost', numeric: true, cell: (t) => (t.counters?.eventsLost !== undefined ? formatCount(t.counters.eventsLost) : '—') },
+          { header: 'Updated', className: 'small', cell: (t) => formatTime(t.updatedAt) },
+        ]}
+      />
     </>
   );
 }

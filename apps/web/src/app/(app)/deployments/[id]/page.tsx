@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { DataTable } from '../../../../components/data-table';
 import { StopButton } from '../../../../components/stop-button';
 import { formatCount, formatTime } from '../../../../lib/format';
 import { hasRole } from '../../../../lib/roles';
@@ -64,56 +65,36 @@ export default async function DeploymentPage({ params }: { params: Promise<{ id:
       <p className="small">
         {d.targets.total} total: {d.targets.running} running, {d.targets.pending} pending, {d.targets.refused} refused, {d.targets.failed} failed, {d.targets.stopped} stopped.
       </p>
-      {targets.length === 0 ? (
-        <p className="empty">No agent matches the selector yet. Agents that enroll with matching labels (or are relabelled) join it.</p>
-      ) : (
-        <table className="list">
-          <caption className="visually-hidden">One target per matching agent</caption>
-          <thead>
-            <tr>
-              <th scope="col">Agent</th>
-              <th scope="col">Status</th>
-              <th scope="col">Reason</th>
-              {viaShown ? <th scope="col">Provider implementation</th> : null}
-              <th scope="col">Desired</th>
-              <th scope="col" className="num">
-                Events seen
-              </th>
-              <th scope="col" className="num">
-                Lost
-              </th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {targets.map((t) => (
-              <tr key={t.id}>
-                <td>
-                  <Link href={`/agents/${t.agentId}`}>{t.hostname}</Link>{' '}
-                  <Link className="small" href={`/deployments/${d.id}/dashboard?target=${t.id}`}>
-                    outputs
-                  </Link>
-                </td>
-                <td className={`status s-${t.status}`}>{statusText[t.status] ?? t.status}</td>
-                <td className="small">{t.reason ?? ''}</td>
-                {viaShown ? (
-                  <td className="small">
-                    {t.via.length === 0
-                      ? '—'
-                      : t.via.map((v) => (
-                          <div key={v}>{v}</div>
-                        ))}
-                  </td>
-                ) : null}
-                <td className="small">{t.desiredState}</td>
-                <td className="num">{t.counters?.eventsSeen !== undefined ? formatCount(t.counters.eventsSeen) : '—'}</td>
-                <td className="num">{t.counters?.eventsLost !== undefined ? formatCount(t.counters.eventsLost) : '—'}</td>
-                <td className="small">{formatTime(t.updatedAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        rows={targets}
+        rowKey={(t) => t.id}
+        caption="One target per matching agent"
+        empty="No agent matches the selector yet. Agents that enroll with matching labels (or are relabelled) join it."
+        columns={[
+          {
+            header: 'Agent',
+            cell: (t) => (
+              <>
+                <Link href={`/agents/${t.agentId}`}>{t.hostname}</Link>{' '}
+                <Link className="small" href={`/deployments/${d.id}/dashboard?target=${t.id}`}>
+                  outputs
+                </Link>
+              </>
+            ),
+          },
+          { header: 'Status', className: (t) => `status s-${t.status}`, cell: (t) => statusText[t.status] ?? t.status },
+          { header: 'Reason', className: 'small', cell: (t) => t.reason ?? '' },
+          viaShown && {
+            header: 'Provider implementation',
+            className: 'small',
+            cell: (t) => (t.via.length === 0 ? '—' : t.via.map((v) => <div key={v}>{v}</div>)),
+          },
+          { header: 'Desired', className: 'small', cell: (t) => t.desiredState },
+          { header: 'Events seen', numeric: true, cell: (t) => (t.counters?.eventsSeen !== undefined ? formatCount(t.counters.eventsSeen) : '—') },
+          { header: 'Lost', numeric: true, cell: (t) => (t.counters?.eventsLost !== undefined ? formatCount(t.counters.eventsLost) : '—') },
+          { header: 'Updated', className: 'small', cell: (t) => formatTime(t.updatedAt) },
+        ]}
+      />
     </>
   );
 }

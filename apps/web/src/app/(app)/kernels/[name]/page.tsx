@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { DataTable } from '../../../../components/data-table';
 import { formatTime, query } from '../../../../lib/format';
 import { api, orNotFound } from '../../../../lib/session';
 
@@ -61,33 +62,21 @@ export default async function KernelPage({ params, searchParams }: { params: Par
           Filter
         </button>
       </form>
-      {events.events.length === 0 ? (
-        <p className="empty">No event matches.</p>
-      ) : (
-        <table className="list">
-          <caption className="visually-hidden">Events of {profile.name}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">Format hash</th>
-              <th scope="col">Compare</th>
-            </tr>
-          </thead>
-          <tbody>
-            {events.events.map((e) => (
-              <tr key={`${e.system}/${e.event}`}>
-                <td className="mono">
-                  {e.system}/{e.event}
-                </td>
-                <td className="mono small">{e.formatHash.slice(0, 12)}</td>
-                <td className="small">
-                  {other ? <Link href={`/kernels/diff${query({ a: profile.name, b: other, event: `${e.system}/${e.event}` })}`}>diff with {other}</Link> : '—'}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        rows={events.events}
+        rowKey={(e) => `${e.system}/${e.event}`}
+        caption={`Events of ${profile.name}`}
+        empty="No event matches."
+        columns={[
+          { header: 'Event', className: 'mono', cell: (e) => `${e.system}/${e.event}` },
+          { header: 'Format hash', className: 'mono small', cell: (e) => e.formatHash.slice(0, 12) },
+          {
+            header: 'Compare',
+            className: 'small',
+            cell: (e) => (other ? <Link href={`/kernels/diff${query({ a: profile.name, b: other, event: `${e.system}/${e.event}` })}`}>diff with {other}</Link> : '—'),
+          },
+        ]}
+      />
       <nav className="pager" aria-label="Pages of events">
         {offset > 0 ? <Link href={`/kernels/${profile.name}${query({ q: sp.q, offset: Math.max(0, offset - pageSize) || undefined })}`}>← Previous</Link> : null}
         <span className="muted small">

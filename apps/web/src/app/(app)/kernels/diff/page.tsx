@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { DataTable } from '../../../../components/data-table';
 import { changeText } from '../../../../lib/change-text';
 import { query } from '../../../../lib/format';
 import { api, orNotFound } from '../../../../lib/session';
@@ -100,40 +101,20 @@ export default async function DiffPage({ searchParams }: { searchParams: Promise
               {!fa?.event ? a : b} has no event {event}: a program attached to it is <em>unknown</em> there.
             </p>
           ) : (
-            <table className="list side-by-side">
-              <caption className="visually-hidden">
-                Fields of {event} on {a} and on {b}
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Field</th>
-                  <th scope="col">{a}: type</th>
-                  <th scope="col">offset, size</th>
-                  <th scope="col">{b}: type</th>
-                  <th scope="col">offset, size</th>
-                  <th scope="col">Change</th>
-                </tr>
-              </thead>
-              <tbody>
-                {names.map((n) => {
-                  const x = ma.get(n);
-                  const y = mb.get(n);
-                  const ch = changesByField.get(n);
-                  return (
-                    <tr key={n}>
-                      <th scope="row" className="mono">
-                        {n}
-                      </th>
-                      <td className="mono small">{x ? `${typeOf(x)}${x.signed ? ' (signed)' : ''}` : '—'}</td>
-                      <td className={`small${ch ? ' changed' : ''}`}>{x ? `+${x.byteOffset}, ${x.size} B` : 'absent'}</td>
-                      <td className="mono small">{y ? `${typeOf(y)}${y.signed ? ' (signed)' : ''}` : '—'}</td>
-                      <td className={`small${ch ? ' changed' : ''}`}>{y ? `+${y.byteOffset}, ${y.size} B` : 'absent'}</td>
-                      <td>{ch ? <strong>{ch.join(', ')}</strong> : <span className="muted small">same</span>}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
+            <DataTable
+              className="side-by-side"
+              rows={names.map((n) => ({ name: n, x: ma.get(n), y: mb.get(n), changes: changesByField.get(n) }))}
+              rowKey={(r) => r.name}
+              caption={`Fields of ${event} on ${a} and on ${b}`}
+              columns={[
+                { header: 'Field', rowHeader: true, className: 'mono', cell: (r) => r.name },
+                { header: `${a}: type`, className: 'mono small', cell: (r) => (r.x ? `${typeOf(r.x)}${r.x.signed ? ' (signed)' : ''}` : '—') },
+                { header: 'offset, size', className: (r) => `small${r.changes ? ' changed' : ''}`, cell: (r) => (r.x ? `+${r.x.byteOffset}, ${r.x.size} B` : 'absent') },
+                { header: `${b}: type`, className: 'mono small', cell: (r) => (r.y ? `${typeOf(r.y)}${r.y.signed ? ' (signed)' : ''}` : '—') },
+                { header: 'offset, size', className: (r) => `small${r.changes ? ' changed' : ''}`, cell: (r) => (r.y ? `+${r.y.byteOffset}, ${r.y.size} B` : 'absent') },
+                { header: 'Change', cell: (r) => (r.changes ? <strong>{r.changes.join(', ')}</strong> : <span className="muted small">same</span>) },
+              ]}
+            />
           )}
         </section>
       ) : null}
@@ -142,25 +123,15 @@ export default async function DiffPage({ searchParams }: { searchParams: Promise
         {diff.same} events have the same format in both; {diff.changed.length} differ; {diff.removed.length} only in {a}; {diff.added.length} only in {b}.
       </p>
       {diff.changed.length ? (
-        <table className="list">
-          <caption className="visually-hidden">Events whose format differs</caption>
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">Changes</th>
-            </tr>
-          </thead>
-          <tbody>
-            {diff.changed.slice(0, 300).map((c) => (
-              <tr key={c.event}>
-                <td className="mono small">
-                  <Link href={`/kernels/diff${query({ a, b, event: c.event })}`}>{c.event}</Link>
-                </td>
-                <td className="small">{c.changes.map((x) => x.text).join('; ') || 'format text differs (no field change)'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          rows={diff.changed.slice(0, 300)}
+          rowKey={(c) => c.event}
+          caption="Events whose format differs"
+          columns={[
+            { header: 'Event', className: 'mono small', cell: (c) => <Link href={`/kernels/diff${query({ a, b, event: c.event })}`}>{c.event}</Link> },
+            { header: 'Changes', className: 'small', cell: (c) => c.changes.map((x) => x.text).join('; ') || 'format text differs (no field change)' },
+          ]}
+        />
       ) : null}
       {diff.changed.length > 300 ? <p className="muted small">The first 300 of {diff.changed.length}; pick an event above to see one.</p> : null}
     </>

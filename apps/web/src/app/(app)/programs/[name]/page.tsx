@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { DataTable } from '../../../../components/data-table';
 import { PublishForm } from '../../../../components/publish-form';
 import { YankButton } from '../../../../components/yank-button';
 import { formatBytes, formatTime, query, shortDigest } from '../../../../lib/format';
@@ -39,45 +40,36 @@ export default async function ProgramPage({ params, searchParams }: { params: Pa
         <Link href={`/compat${query({ program: program.name })}`}>Compatibility of every version →</Link>
       </p>
       <h2>Versions</h2>
-      <table className="list">
-        <caption className="visually-hidden">Versions of {program.name}, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Version</th>
-            <th scope="col">Digest</th>
-            <th scope="col">Artifact</th>
-            <th scope="col">Published</th>
-            <th scope="col">Status</th>
-            {publisher ? <th scope="col">Actions</th> : null}
-          </tr>
-        </thead>
-        <tbody>
-          {page.versions.map((v) => (
-            <tr key={v.id}>
-              <td>
-                <Link href={`/programs/${program.name}/${v.version}`}>
-                  <strong>{v.version}</strong>
-                </Link>
-              </td>
-              <td className="mono small">{shortDigest(v.digest)}</td>
-              <td className="small">
-                {v.artifactKind === 'elf' ? 'ELF object' : 'assembly'}, {formatBytes(v.size)}
-              </td>
-              <td className="small">{formatTime(v.publishedAt)}</td>
-              <td>
-                {v.yanked ? (
-                  <>
-                    <span className="badge badge-yanked">yanked</span> <span className="small">{v.yanked.reason}</span>
-                  </>
-                ) : (
-                  <span className="small muted">available</span>
-                )}
-              </td>
-              {publisher ? <td>{v.yanked ? null : <YankButton name={program.name} version={v.version} />}</td> : null}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        rows={page.versions}
+        rowKey={(v) => v.id}
+        caption={`Versions of ${program.name}, newest first`}
+        columns={[
+          {
+            header: 'Version',
+            cell: (v) => (
+              <Link href={`/programs/${program.name}/${v.version}`}>
+                <strong>{v.version}</strong>
+              </Link>
+            ),
+          },
+          { header: 'Digest', className: 'mono small', cell: (v) => shortDigest(v.digest) },
+          { header: 'Artifact', className: 'small', cell: (v) => `${v.artifactKind === 'elf' ? 'ELF object' : 'assembly'}, ${formatBytes(v.size)}` },
+          { header: 'Published', className: 'small', cell: (v) => formatTime(v.publishedAt) },
+          {
+            header: 'Status',
+            cell: (v) =>
+              v.yanked ? (
+                <>
+                  <span className="badge badge-yanked">yanked</span> <span className="small">{v.yanked.reason}</span>
+                </>
+              ) : (
+                <span className="small muted">available</span>
+              ),
+          },
+          publisher && { header: 'Actions', cell: (v) => (v.yanked ? null : <YankButton name={program.name} version={v.version} />) },
+        ]}
+      />
       {page.total > pageSize ? (
         <nav className="pager" aria-label="Pages of versions">
           {offset > 0 ? <Link href={`/programs/${program.name}${query({ offset: Math.max(0, offset - pageSize) || undefined })}`}>← Newer</Link> : null}

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { DataTable } from '../../../../components/data-table';
 import { formatTime, query } from '../../../../lib/format';
 import { api, orNotFound } from '../../../../lib/session';
 
@@ -26,6 +27,9 @@ export default async function ProviderPage({ params, searchParams }: { params: P
     orNotFound(client.provider.pinnedBy.query({ name })),
   ]);
   const probes = got.probes;
+  type Kernel = (typeof coverage.kernels)[number];
+  /** A kernel's cell for one probe (the registry answers one per probe of the version). */
+  const probeOf = (k: Kernel, probe: string) => k.probes.find((c) => c.probe === probe);
   return (
     <>
       <p className="crumbs">
@@ -69,107 +73,91 @@ export default async function ProviderPage({ params, searchParams }: { params: P
           <h3 className="mono">
             {got.provider.name}:::{probe.name}({probe.args.map((a) => `${a.type} ${a.name}`).join(', ')})
           </h3>
-          <table className="list">
-            <caption className="visually-hidden">Implementations of {probe.name}, tried in order</caption>
-            <thead>
-              <tr>
-                <th scope="col">Implementation for</th>
-                <th scope="col">Tracepoint</th>
-                <th scope="col">When</th>
-                <th scope="col">Arguments</th>
-              </tr>
-            </thead>
-            <tbody>
-              {probe.implementations.map((i) => (
-                <tr key={i.for}>
-                  <td>{i.for}</td>
-                  <td className="mono small">{i.tracepoint}</td>
-                  <td className="small">{i.when.length === 0 ? 'the event exists' : i.when.map(conditionText).join(', ')}</td>
-                  <td className="mono small">
-                    {Object.entries(i.args).map(([arg, expr]) => (
-                      <div key={arg}>
-                        {arg} = {expr}
-                      </div>
-                    ))}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            rows={probe.implementations}
+            rowKey={(i) => i.for}
+            caption={`Implementations of ${probe.name}, tried in order`}
+            columns={[
+              { header: 'Implementation for', cell: (i) => i.for },
+              { header: 'Tracepoint', className: 'mono small', cell: (i) => i.tracepoint },
+              { header: 'When', className: 'small', cell: (i) => (i.when.length === 0 ? 'the event exists' : i.when.map(conditionText).join(', ')) },
+              {
+                header: 'Arguments',
+                className: 'mono small',
+                cell: (i) =>
+                  Object.entries(i.args).map(([arg, expr]) => (
+                    <div key={arg}>
+                      {arg} = {expr}
+                    </div>
+                  )),
+              },
+            ]}
+          />
         </section>
       ))}
 
       <h2>Kernels covered</h2>
       <p className="muted">Which implementation serves each probe on each kernel profile of this tenant, or why none does.</p>
-      {coverage.kernels.length === 0 ? (
-        <p className="empty">No kernel profiles yet.</p>
-      ) : (
-        <table className="list">
-          <caption className="visually-hidden">Implementation per kernel profile and probe</caption>
-          <thead>
-            <tr>
-              <th scope="col">Kernel</th>
-              {probes.map((p) => (
-                <th scope="col" key={p.name} className="mono">
-                  {p.name}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {coverage.kernels.map((k) => (
-              <tr key={k.profile}>
-                <th scope="row">
-                  <Link href={`/kernels/${encodeURIComponent(k.profile)}`}>{k.profile}</Link>
-                  <span className="muted small"> {k.release}{k.complete ? '' : ' (partial)'}</span>
-                </th>
-                {k.probes.map((c) => (
-                  <td key={c.probe} className="small" title={c.reason}>
-                    {c.implementation ?? <span className={c.status === 'unknown' ? 'muted' : 'v-incompatible'}>{c.status === 'unknown' ? 'unknown' : 'none'}</span>}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        rows={coverage.kernels}
+        rowKey={(k) => k.profile}
+        caption="Implementation per kernel profile and probe"
+        empty="No kernel profiles yet."
+        columns={[
+          {
+            header: 'Kernel',
+            rowHeader: true,
+            cell: (k) => (
+              <>
+                <Link href={`/kernels/${encodeURIComponent(k.profile)}`}>{k.profile}</Link>
+                <span className="muted small">
+                  {' '}
+                  {k.release}
+                  {k.complete ? '' : ' (partial)'}
+                </span>
+              </>
+            ),
+          },
+          ...probes.map((p) => ({
+            key: p.name,
+            header: p.name,
+            headerClassName: 'mono',
+            className: 'small',
+            title: (k: Kernel) => probeOf(k, p.name)?.reason,
+            cell: (k: Kernel) => {
+              const c = probeOf(k, p.name);
+              if (!c) return null;
+              return c.implementation ?? <span className={c.status === 'unknown' ? 'muted' : 'v-incompatible'}>{c.status === 'unknown' ? 'unknown' : 'none'}</span>;
+            },
+          })),
+        ]}
+      />
 
       <h2>Pinned by</h2>
       <p className="muted">This tenant&apos;s program versions that resolve through this provider: each follows the newest release of the major it pinned at publish.</p>
-      {pinned.versions.length === 0 ? (
-        <p className="empty" data-testid="pinned-by-empty">
-          No program of this tenant pins {got.provider.name}.
-        </p>
-      ) : (
-        <table className="list" data-testid="pinned-by">
-          <caption className="visually-hidden">Program versions pinning {got.provider.name}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Program</th>
-              <th scope="col">Version</th>
-              <th scope="col">Pins</th>
-              <th scope="col">Published</th>
-            </tr>
-          </thead>
-          <tbody>
-            {pinned.versions.map((v) => (
-              <tr key={`${v.program}@${v.version}`}>
-                <td>
-                  <Link href={`/programs/${encodeURIComponent(v.program)}`}>{v.program}</Link>
-                </td>
-                <td className="mono small">
-                  <Link href={`/programs/${encodeURIComponent(v.program)}/${encodeURIComponent(v.version)}`}>{v.version}</Link>
-                  {v.yanked ? <span className="muted small"> (yanked)</span> : null}
-                </td>
-                <td className="mono small">
-                  {got.provider.name}@{v.major}
-                </td>
-                <td className="small">{formatTime(v.publishedAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        rows={pinned.versions}
+        rowKey={(v) => `${v.program}@${v.version}`}
+        testId="pinned-by"
+        caption={`Program versions pinning ${got.provider.name}`}
+        empty={`No program of this tenant pins ${got.provider.name}.`}
+        emptyTestId="pinned-by-empty"
+        columns={[
+          { header: 'Program', cell: (v) => <Link href={`/programs/${encodeURIComponent(v.program)}`}>{v.program}</Link> },
+          {
+            header: 'Version',
+            className: 'mono small',
+            cell: (v) => (
+              <>
+                <Link href={`/programs/${encodeURIComponent(v.program)}/${encodeURIComponent(v.version)}`}>{v.version}</Link>
+                {v.yanked ? <span className="muted small"> (yanked)</span> : null}
+              </>
+            ),
+          },
+          { header: 'Pins', className: 'mono small', cell: (v) => `${got.provider.name}@${v.major}` },
+          { header: 'Published', className: 'small', cell: (v) => formatTime(v.publishedAt) },
+        ]}
+      />
       {pinned.more ? <p className="muted small">Only the first {pinned.versions.length} are listed.</p> : null}
 
       <h2>Text</h2>

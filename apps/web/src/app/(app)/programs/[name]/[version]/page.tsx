@@ -1,5 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import type { ReactNode } from 'react';
+import { DataTable } from '../../../../../components/data-table';
 import { Verdict } from '../../../../../components/verdict';
 import { type Listing, type ManifestJson, annotatedListings, nameSourceText, type SpecJson } from '../../../../../lib/disassembly';
 import { formatBytes, formatTime, query } from '../../../../../lib/format';
@@ -32,6 +34,49 @@ interface ProgramReport {
   context: string;
   diagnostics: { insnIndex: number; insnText: string; message: string }[];
   stats: { insnsProcessed: number; states: number; peakStates: number; timeMs: number };
+}
+
+/** One row of the manifest's table: a field read by name, or an unnamed layout-pinned read (`field` null). */
+interface FieldRow {
+  key: string;
+  program: string;
+  insnIndex: number;
+  event: string;
+  field: ReactNode | null;
+  access: string;
+  builtFor: string;
+  nameFrom: string;
+}
+
+/** Every field read by name, then every read at a layout-pinned offset nothing names. */
+function fieldRows(m: ManifestJson): FieldRow[] {
+  return [
+    ...m.fields.map((f) => ({
+      key: `${f.program}-${f.insnIndex}-${f.kind}`,
+      program: f.program,
+      insnIndex: f.insnIndex,
+      event: f.event,
+      field: (
+        <>
+          {f.field}
+          {f.dataLoc ? <span className="muted small"> (__data_loc)</span> : null}
+        </>
+      ),
+      access: f.kind,
+      builtFor: f.byteOffset !== undefined ? `+${f.byteOffset}, ${f.size} B${f.signed ? ', signed' : ''}` : 'by name only',
+      nameFrom: nameSourceText[f.source] ?? f.source,
+    })),
+    ...m.pinned.map((x) => ({
+      key: `${x.program}-${x.insnIndex}-pinned`,
+      program: x.program,
+      insnIndex: x.insnIndex,
+      event: x.event,
+      field: null,
+      access: 'read',
+      builtFor: `+${x.byteOffset}, ${x.size} B`,
+      nameFrom: 'layout-pinned offset',
+    })),
+  ];
 }
 
 function ListingView({ l }: { l: Listing }) {
@@ -111,35 +156,28 @@ export default async function VersionPage({ params, searchParams }: { params: Pa
       </dl>
 
       <h2>Compatibility</h2>
-      {compat.length === 0 ? (
-        <p className="empty">No verdicts yet: they appear as the compat job runs, once the tenant has kernel profiles (Kernels page, or agents enrolling).</p>
-      ) : (
-        <table className="list">
-          <caption className="visually-hidden">Verdict on each kernel profile</caption>
-          <thead>
-            <tr>
-              <th scope="col">Kernel profile</th>
-              <th scope="col">Verdict</th>
-              <th scope="col">Why</th>
-            </tr>
-          </thead>
-          <tbody>
-            {compat.map((c) => (
-              <tr key={c.profileId}>
-                <td>
-                  <Link href={`/kernels/${c.profile}`}>{c.profile}</Link>
-                </td>
-                <td>
-                  <Link href={`/compat${query({ program: name, cell: `${c.versionId}:${c.profileId}` })}`} aria-label={`${c.verdict} on ${c.profile}: reasons and field diff`}>
-                    <Verdict verdict={c.verdict} />
-                  </Link>
-                </td>
-                <td className="small">{c.reasons.map((r) => r.text).join('; ') || (c.fieldDiffs.length ? c.fieldDiffs.map((d) => d.text).join('; ') : 'same layout')}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        rows={compat}
+        rowKey={(c) => c.profileId}
+        caption="Verdict on each kernel profile"
+        empty="No verdicts yet: they appear as the compat job runs, once the tenant has kernel profiles (Kernels page, or agents enrolling)."
+        columns={[
+          { header: 'Kernel profile', cell: (c) => <Link href={`/kernels/${c.profile}`}>{c.profile}</Link> },
+          {
+            header: 'Verdict',
+            cell: (c) => (
+              <Link href={`/compat${query({ program: name, cell: `${c.versionId}:${c.profileId}` })}`} aria-label={`${c.verdict} on ${c.profile}: reasons and field diff`}>
+                <Verdict verdict={c.verdict} />
+              </Link>
+            ),
+          },
+          {
+            header: 'Why',
+            className: 'small',
+            cell: (c) => c.reasons.map((r) => r.text).join('; ') || (c.fieldDiffs.length ? c.fieldDiffs.map((d) => d.text).join('; ') : 'same layout'),
+          },
+        ]}
+      />
 
       <h2>Manifest: fields read by name</h2>
       {m.layoutPinned ? (
@@ -147,53 +185,21 @@ export default async function VersionPage({ params, searchParams }: { params: Pa
           Some reads use hard-coded offsets nothing names: this version only runs where those events are laid out byte for byte as it was built.
         </p>
       ) : null}
-      {m.fields.length === 0 && m.pinned.length === 0 ? (
-        <p className="empty">This version reads no event field.</p>
-      ) : (
-        <table className="list">
-          <caption className="visually-hidden">Every field read, with where its name came from</caption>
-          <thead>
-            <tr>
-              <th scope="col">Program</th>
-              <th scope="col">Insn</th>
-              <th scope="col">Event</th>
-              <th scope="col">Field</th>
-              <th scope="col">Access</th>
-              <th scope="col">Built for</th>
-              <th scope="col">Name from</th>
-            </tr>
-          </thead>
-          <tbody>
-            {m.fields.map((f) => (
-              <tr key={`${f.program}-${f.insnIndex}-${f.kind}`}>
-                <td>{f.program}</td>
-                <td className="num">{f.insnIndex}</td>
-                <td className="mono small">{f.event}</td>
-                <td className="mono">
-                  {f.field}
-                  {f.dataLoc ? <span className="muted small"> (__data_loc)</span> : null}
-                </td>
-                <td className="small">{f.kind}</td>
-                <td className="small">{f.byteOffset !== undefined ? `+${f.byteOffset}, ${f.size} B${f.signed ? ', signed' : ''}` : 'by name only'}</td>
-                <td className="small">{nameSourceText[f.source] ?? f.source}</td>
-              </tr>
-            ))}
-            {m.pinned.map((x) => (
-              <tr key={`${x.program}-${x.insnIndex}-pinned`}>
-                <td>{x.program}</td>
-                <td className="num">{x.insnIndex}</td>
-                <td className="mono small">{x.event}</td>
-                <td className="muted">(unnamed)</td>
-                <td className="small">read</td>
-                <td className="small">
-                  +{x.byteOffset}, {x.size} B
-                </td>
-                <td className="small">layout-pinned offset</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        rows={fieldRows(m)}
+        rowKey={(r) => r.key}
+        caption="Every field read, with where its name came from"
+        empty="This version reads no event field."
+        columns={[
+          { header: 'Program', cell: (r) => r.program },
+          { header: 'Insn', className: 'num', cell: (r) => r.insnIndex },
+          { header: 'Event', className: 'mono small', cell: (r) => r.event },
+          { header: 'Field', className: (r) => (r.field === null ? 'muted' : 'mono'), cell: (r) => r.field ?? '(unnamed)' },
+          { header: 'Access', className: 'small', cell: (r) => r.access },
+          { header: 'Built for', className: 'small', cell: (r) => r.builtFor },
+          { header: 'Name from', className: 'small', cell: (r) => r.nameFrom },
+        ]}
+      />
 
       <div className="grid2">
         <section aria-labelledby="helpers-heading">
@@ -212,75 +218,36 @@ export default async function VersionPage({ params, searchParams }: { params: Pa
         </section>
         <section aria-labelledby="maps-heading">
           <h2 id="maps-heading">Maps</h2>
-          {s.maps.length === 0 ? (
-            <p className="muted">None.</p>
-          ) : (
-            <table className="list">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Type</th>
-                  <th scope="col" className="num">
-                    Key / value
-                  </th>
-                  <th scope="col" className="num">
-                    Entries
-                  </th>
-                  <th scope="col">Shown as</th>
-                </tr>
-              </thead>
-              <tbody>
-                {s.maps.map((mp) => (
-                  <tr key={mp.name}>
-                    <td className="mono">{mp.name}</td>
-                    <td className="small">{mp.typeName}</td>
-                    <td className="num small">
-                      {mp.keySize} / {mp.valueSize} B
-                    </td>
-                    <td className="num small">{mp.maxEntries}</td>
-                    <td className="small">{shownAs(displays[mp.name] as DisplayJson | undefined)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+          <DataTable
+            rows={s.maps}
+            rowKey={(mp) => mp.name}
+            empty="None."
+            emptyClassName="muted"
+            columns={[
+              { header: 'Name', className: 'mono', cell: (mp) => mp.name },
+              { header: 'Type', className: 'small', cell: (mp) => mp.typeName },
+              { header: 'Key / value', numeric: true, className: 'small', cell: (mp) => `${mp.keySize} / ${mp.valueSize} B` },
+              { header: 'Entries', numeric: true, className: 'small', cell: (mp) => mp.maxEntries },
+              { header: 'Shown as', className: 'small', cell: (mp) => shownAs(displays[mp.name] as DisplayJson | undefined) },
+            ]}
+          />
         </section>
       </div>
 
       <h2>Verifier report</h2>
       <p>{report.ok ? 'Every program was proved safe with the kernel’s rules.' : 'Refused.'}</p>
-      <table className="list">
-        <thead>
-          <tr>
-            <th scope="col">Program</th>
-            <th scope="col">Verdict</th>
-            <th scope="col">Context</th>
-            <th scope="col" className="num">
-              Insns processed
-            </th>
-            <th scope="col" className="num">
-              States (peak)
-            </th>
-            <th scope="col" className="num">
-              Time
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {report.programs.map((r) => (
-            <tr key={r.program}>
-              <td>{r.program}</td>
-              <td>{r.ok ? 'safe' : 'refused'}</td>
-              <td className="small">{r.context === 'raw' ? 'raw record (fields by name, checked per kernel)' : 'tracepoint record'}</td>
-              <td className="num">{r.stats.insnsProcessed}</td>
-              <td className="num">
-                {r.stats.states} ({r.stats.peakStates})
-              </td>
-              <td className="num">{r.stats.timeMs.toFixed(1)} ms</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        rows={report.programs}
+        rowKey={(r) => r.program}
+        columns={[
+          { header: 'Program', cell: (r) => r.program },
+          { header: 'Verdict', cell: (r) => (r.ok ? 'safe' : 'refused') },
+          { header: 'Context', className: 'small', cell: (r) => (r.context === 'raw' ? 'raw record (fields by name, checked per kernel)' : 'tracepoint record') },
+          { header: 'Insns processed', numeric: true, cell: (r) => r.stats.insnsProcessed },
+          { header: 'States (peak)', numeric: true, cell: (r) => `${r.stats.states} (${r.stats.peakStates})` },
+          { header: 'Time', numeric: true, cell: (r) => `${r.stats.timeMs.toFixed(1)} ms` },
+        ]}
+      />
 
       <h2>Annotated disassembly</h2>
       <p className="muted small">Every context read shows the field it reads and where the name came from; every map reference, the map.</p>
