@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readAdminCredential } from '../src/auth/admin-credential.js';
 import { hashSecret } from '../src/auth/secrets.js';
 import { postgresTransactionOptions } from '../src/db/open.js';
@@ -66,14 +66,21 @@ describe.each(backends)('a busy database on %s', (backend) => {
         const held = new Promise<void>((r) => {
           release = r;
         });
+        let inside!: () => void;
+        const entered = new Promise<void>((r) => {
+          inside = r;
+        });
         const holder = registry.db.prisma.$transaction(
           async (tx) => {
             await tx.tenant.count();
+            inside();
             await held;
           },
           { timeout: 60_000 },
         );
-        await new Promise((r) => setTimeout(r, 100));
+        // The enrolment goes once the transaction is open (a 100 ms sleep stood here: on a loaded
+        // machine the transaction had not begun by then and the enrolment went through first).
+        await entered;
         busy = await post(registry.url, 'agent.enroll', { enrollmentToken, hostname: 'node-1' });
         release();
         await holder;
@@ -85,6 +92,18 @@ describe.each(backends)('a busy database on %s', (backend) => {
           await c.query('BEGIN');
           await c.query('SELECT 1 FROM "EnrollmentToken" WHERE "hash" = $1 FOR UPDATE', [hashSecret(enrollmentToken)]);
           const pending = post(registry.url, 'agent.enroll', { enrollmentToken, hostname: 'node-1' });
+          // Held 2 s past the enrolment's deadline (postgresTransactionOptions.timeout) from when it
+          // waits on the lock (the answer comes once the lock is gone). Counted from the request
+          // before: an enrolment slow to reach the lock on a loaded machine got it after the rollback.
+          const watcher = new pg.Client({ connectionString: databaseUrl });
+          await watcher.connect();
+          try {
+            const waitingOnLock = async () =>
+              Number((await watcher.query("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0].n);
+            await vi.waitFor(async () => expect(await waitingOnLock()).toBeGreaterThan(0), { timeout: 30_000, interval: 50 });
+          } finally {
+            await watcher.end();
+          }
           await new Promise((r) => setTimeout(r, postgresTransactionOptions.timeout + 2000));
           await c.query('ROLLBACK');
           busy = await pending;

@@ -5,12 +5,25 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { liveAgentWakes } from '../src/data/live.js';
 import { backends, type Caller, type Harness, openHarness, skipReason } from './harness.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const switchCount = readFileSync(`${root}examples/sched-switch-count.s`, 'utf8');
 const unsafe = '.license "GPL"\n.section tracepoint/sched/sched_switch\nbad:\n    r0 = *(u64 *)(r2 + 0)\n    exit\n';
 const script = 'tracepoint:sched:sched_switch { @[args.next_comm] = count(); }';
+/**
+ * Resolves once the agent's `agent.waitLive` is held (its wake listener is on). A fixed 200 ms
+ * sleep stood here: on a loaded machine the call was still reading its sessions after it, so what
+ * followed ran before the hold and the test did not see the wake it asserts.
+ */
+async function heldFor(agentId: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (liveAgentWakes.listenerCount(agentId) === 0) {
+    if (Date.now() > deadline) throw new Error(`agent.waitLive of ${agentId} was not held within 30 s`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 const snapshot = (n: number) => ({ v: 1, runId: 'r1', takenAt: new Date().toISOString(), traceTimeNs: '1', eventsSeen: n, eventsLost: 0, maps: [] });
 
 describe.each(backends)('live sessions on %s', (backend) => {
@@ -42,7 +55,7 @@ describe.each(backends)('live sessions on %s', (backend) => {
       wokeAt = Date.now();
       return r;
     });
-    await new Promise((r) => setTimeout(r, 200));
+    await heldFor(node.id);
     const { session } = await member.caller.live.start({ language: 'script', source: script, target: { agentId: node.id } });
     const startedAt = Date.now();
     const woke = await held;
@@ -255,7 +268,7 @@ describe.each(backends)('live sessions on %s', (backend) => {
     const first = await node.caller.agent.waitLive({ waitMs: 0 });
     await expect(other.caller.live.stop({ sessionId: session.id })).rejects.toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining(`started by ${starter.email}`) });
     const held = node.caller.agent.waitLive({ etag: first.etag });
-    await new Promise((r) => setTimeout(r, 200));
+    await heldFor(node.id);
     const stopped = await admin.caller.live.stop({ sessionId: session.id });
     expect(stopped).toMatchObject({ changed: true, session: { state: 'stopped' } });
     expect((await held).sessions).toMatchObject([{ sessionId: session.id, desiredState: 'stopped' }]);
@@ -275,9 +288,9 @@ describe.each(backends)('live sessions on %s', (backend) => {
     const t = await h.tenant('live-held');
     const node = await enrol(t.owner, 'n', { env: 'dev' });
     const { etag } = await node.caller.agent.waitLive({ waitMs: 0 });
-    const t0 = Date.now();
     const first = node.caller.agent.waitLive({ etag });
-    await new Promise((r) => setTimeout(r, 200));
+    await heldFor(node.id);
+    const t0 = Date.now();
     const second = node.caller.agent.waitLive({ etag, waitMs: 500 });
     expect(await first).toMatchObject({ notModified: true, etag });
     expect(Date.now() - t0).toBeLessThan(3000);

@@ -123,11 +123,18 @@ describe('PGlite on its own thread', () => {
     const held = new Promise<void>((r) => {
       release = r;
     });
+    let inside!: () => void;
+    const entered = new Promise<void>((r) => {
+      inside = r;
+    });
     const tx = p.$transaction(async (t) => {
       await t.tenant.create({ data: { name }, select: { id: true } });
+      inside();
       await held;
     });
-    await new Promise((r) => setTimeout(r, 200));
+    // The statement goes in once the transaction has written (a 200 ms sleep stood here: on a loaded
+    // machine the transaction had not begun by then, the count ran first and saw 0).
+    await entered;
     const seen = p.tenant.count({ where: { name } });
     await new Promise((r) => setTimeout(r, 200));
     release();

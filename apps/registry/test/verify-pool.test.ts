@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createTRPCClient, httpLink } from '@trpc/client';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { readAdminCredential } from '../src/auth/admin-credential.js';
 import { drainCompatJobs } from '../src/jobs/compat-runner.js';
 import { VerifierPool } from '../src/jobs/verifier-pool.js';
@@ -64,7 +64,12 @@ describe('the verifier pool', () => {
       const bytes = new Uint8Array(switchCount);
       await Promise.all([pool.readArtifact('a', bytes), pool.readArtifact('b', bytes)]);
       expect(pool.workers).toBe(2);
-      await new Promise((r) => setTimeout(r, 400));
+      // Until the idle timer (100 ms) has stopped the other one: a fixed 400 ms sleep stood here,
+      // which a loaded machine's late timer can outlast. The kept worker has no timer at all.
+      await vi.waitFor(() => expect(pool.workers).toBeLessThan(2), { timeout: 10_000, interval: 20 });
+      expect(pool.workers).toBe(1);
+      // and it is still there three idle times later
+      await new Promise((r) => setTimeout(r, 300));
       expect(pool.workers).toBe(1);
       // the kept worker answers at once
       await pool.readArtifact('a', bytes);
@@ -75,8 +80,7 @@ describe('the verifier pool', () => {
     const plain = new VerifierPool({ maxWorkers: 2, idleMs: 100 });
     try {
       await plain.warm();
-      await new Promise((r) => setTimeout(r, 400));
-      expect(plain.workers).toBe(0);
+      await vi.waitFor(() => expect(plain.workers).toBe(0), { timeout: 10_000, interval: 20 });
     } finally {
       await plain.close();
     }

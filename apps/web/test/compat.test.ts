@@ -33,8 +33,14 @@ describe.skipIf(browserSkipReason)('compatibility (Chromium)', () => {
     await page.goto(`${stack.webUrl}/compat`);
     const matrix = page.getByTestId('matrix');
     await matrix.waitFor();
-    // The runner computes in the background: the page refreshes until no cell is pending.
-    await page.waitForFunction(() => !document.querySelector('[data-testid="matrix"] .v-pending'), undefined, { timeout: 60_000 });
+    // The runner computes in the background: the page refreshes until no cell is pending. The cells
+    // are drawn only after hydration (the grid is virtualized; the server's HTML has none), so wait
+    // for all four of them too: "no pending cell" alone holds on the server's empty grid.
+    await page.waitForFunction(
+      () => document.querySelectorAll('[data-testid="matrix"] [role="gridcell"]').length === 4 && !document.querySelector('[data-testid="matrix"] .v-pending'),
+      undefined,
+      { timeout: 60_000 },
+    );
     const forkOnLinux = page.getByRole('gridcell', { name: 'incompatible: forkcomm@1.0.0 on linux-6-18' });
     expect(await forkOnLinux.textContent()).toBe('incompatible');
     expect(await page.getByRole('gridcell', { name: 'relocated: runqlat@1.0.0 on android-3-10-49' }).textContent()).toBe('relocated');

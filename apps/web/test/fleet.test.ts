@@ -32,9 +32,13 @@ describe.skipIf(browserSkipReason)('fleet (Chromium)', () => {
     await enroll('node-old', { env: 'prod' }, 'android-3.10.49');
     await enroll('node-stage', { env: 'staging' });
     // Verdicts for the agents' kernels (the registry's job runner computes them in the background).
-    for (let i = 0; i < 120; i++) {
+    // The tests read them from the page at once: wait until they are all there, and say so if they
+    // never come (this gave up silently after 120 polls, and the preview then said "computing…").
+    const deadline = Date.now() + 180_000;
+    for (;;) {
       const g = await owner.api.compat.grid.query();
       if (g.pendingJobs === 0 && g.verdicts.every((r) => !r.includes('.'))) break;
+      if (Date.now() > deadline) throw new Error(`compat verdicts still computing after 180 s: ${g.pendingJobs} job(s) pending`);
       await new Promise((r) => setTimeout(r, 500));
     }
   });

@@ -114,7 +114,8 @@ describe.skipIf(browserSkipReason)('the live editor (Chromium, a real agent repl
     await verdict.waitFor({ timeout: 30_000 });
     expect(await verdict.textContent()).toMatch(/On replay-1 .*partial profile\): compatible/);
     expect(await page.getByTestId('live-fields').textContent()).toBe('sched/sched_switch.next_comm');
-    expect(await page.locator('.cm-lintRange-error').count()).toBe(0);
+    // the underline goes in an effect after the render that shows the verdict: wait for it to go
+    await expect.poll(() => page.locator('.cm-lintRange-error').count(), { timeout: 10_000 }).toBe(0);
 
     // run for the default 10 s: counts appear, then grow
     expect(await page.getByLabel('Duration (seconds)').inputValue()).toBe('10');

@@ -87,7 +87,7 @@ describe('records read in place (stageRecords)', () => {
           staged.stageRecords(false);
         },
       ),
-      { numRuns: 150 },
+      { numRuns: 150, seed: 2227 }, // fixed: the coverage counts below are the same on every run
     );
     // staging really happened (fewer windows than runs: records of one page share its window)
     expect(windows).toBeGreaterThan(0);

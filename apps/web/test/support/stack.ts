@@ -119,6 +119,15 @@ export async function openBrowser(): Promise<Browser> {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   const page = context.pages()[0] ?? (await context.newPage());
+  // PROBEYARD_TEST_CPU_THROTTLE=N runs the pages' JavaScript N times slower (Chromium's own CPU
+  // throttling): hydration, polling and rendering then take as long as on a loaded CI machine, so a
+  // test that reads the page before the condition it asserts shows up at once (a stress mode, off by default).
+  const throttle = Number(process.env.PROBEYARD_TEST_CPU_THROTTLE ?? 0);
+  if (throttle > 1) {
+    const slow = async (p: Page) => (await context.newCDPSession(p)).send('Emulation.setCPUThrottlingRate', { rate: throttle });
+    await slow(page);
+    context.on('page', (p) => void slow(p));
+  }
   const errors: string[] = [];
   context.on('console', (m) => {
     // with the page and the resource, so a failure names what answered (a 404 says only its status)
