@@ -19,7 +19,12 @@ function readableByProbe(vm: HelperHost, hi: number): boolean {
   return k === 'context' || k === 'stack' || k === 'map-value' || k === 'ringbuf';
 }
 
-const mapLookupElem: HelperFn = (vm) => {
+/**
+ * `bpf_map_lookup_elem`. Exported so that the compiled tier's helper import calls it directly
+ * when it is the VM's lookup helper (a call site that sees one function, which the JIT inlines,
+ * instead of the call through the helper table that sees every helper).
+ */
+export const mapLookupElem: HelperFn = (vm) => {
   const map = vm.mapArg(1);
   if (!map) return vm.helperFault('bpf_map_lookup_elem: r1 is not a map');
   const k = pointerArg(vm, 2, map.spec.keySize, 'bpf_map_lookup_elem key');

@@ -1,6 +1,7 @@
 import { MAX_FRAMES } from '../address.js';
 import { callbackEntries, mayCallLoop } from '../callbacks.js';
 import { HelperAction, type HelperFn, type HelperHost } from '../helpers/helper-fn.js';
+import { mapLookupElem } from '../helpers/helpers.js';
 import { HelperId } from '../helper-ids.js';
 import { AbortKind, MAX_COMPILED_BUDGET, MAX_REGIONS, StartFlags, State } from '../memory/layout.js';
 import { VmMemory } from '../memory/vm-memory.js';
@@ -137,6 +138,8 @@ export abstract class CompiledTier extends VmMemory {
             this.lastProgram = program;
             this.frame = frame;
             const fn = id >= 0 ? this.helperTable[id] : undefined;
+            // the standard map lookup (most tracing programs' one helper per run) called directly
+            if (fn === mapLookupElem && id !== HelperId.loop) return mapLookupElem(this);
             if (fn === undefined) {
               this.unknownHelperId = id;
               return 4;
