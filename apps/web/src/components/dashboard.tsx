@@ -57,6 +57,29 @@ function useCoalesced(run: () => Promise<unknown>) {
   }, []);
 }
 
+/**
+ * `run` at most once every `ms`: at once when the last run is older, otherwise once when the
+ * window ends, so the last update inside a window is never dropped (it was: the event tail showed
+ * a new event only when a later update happened to come).
+ */
+function useThrottled(run: () => void, ms: number): () => void {
+  const last = useRef(0);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const fn = useRef(run);
+  fn.current = run;
+  useEffect(() => () => clearTimeout(timer.current), []);
+  return useCallback(() => {
+    const fire = () => {
+      timer.current = undefined;
+      last.current = Date.now();
+      fn.current();
+    };
+    const wait = last.current + ms - Date.now();
+    if (wait <= 0) fire();
+    else timer.current ??= setTimeout(fire, wait);
+  }, [ms]);
+}
+
 function useNow(everyMs: number): number {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
@@ -84,14 +107,12 @@ export function Dashboard({ deploymentId, targetId, initial, range }: { deployme
   });
   const [updates, setUpdates] = useState(0);
   const [live, setLive] = useState<'connecting' | 'live' | 'reconnecting'>('connecting');
-  const lastSeries = useRef(0);
-  const lastEvents = useRef(0);
   const refreshLatest = useCoalesced(() => latest.refetch());
-  const refreshSeries = useCoalesced(async () => {
-    lastSeries.current = Date.now();
-    setWindow({ to: Date.now() });
-  });
-  const refreshEvents = useCoalesced(() => events.refetch());
+  // Rates and the event tail cost more: at most every 2 s and 1 s, the last update of a window
+  // applied when it ends.
+  const refreshSeries = useThrottled(() => setWindow({ to: Date.now() }), 2000);
+  const fetchEvents = useCoalesced(() => events.refetch());
+  const refreshEvents = useThrottled(fetchEvents, 1000);
 
   useSubscription(
     trpc.output.watch.subscriptionOptions(
@@ -103,13 +124,8 @@ export function Dashboard({ deploymentId, targetId, initial, range }: { deployme
           if (d.kind !== 'update') return;
           setUpdates((n) => n + 1);
           refreshLatest();
-          const t = Date.now();
-          // Rates and the event tail cost more: at most every 2 s and 1 s.
-          if (t - lastSeries.current > 2000) refreshSeries();
-          if (t - lastEvents.current > 1000) {
-            lastEvents.current = t;
-            refreshEvents();
-          }
+          refreshSeries();
+          refreshEvents();
         },
         onError: () => setLive('reconnecting'),
       },
