@@ -306,7 +306,7 @@ export function Dashboard({ deploymentId, targetId, initial, range }: { deployme
           emptyClassName="muted"
           columns={[
             { header: 'Trace time (ns)', className: 'mono small', cell: (e) => e.timeNs },
-            { header: 'CPU', className: 'num', cell: (e) => e.cpu },
+            { header: 'CPU', numeric: true, cell: (e) => e.cpu },
             { header: 'Source', className: 'small', cell: (e) => `${e.source}${e.map ? ` ${e.map}` : ''}` },
             { header: 'Data', className: 'mono small', cell: (e) => e.text ?? JSON.stringify(e.data) },
           ]}

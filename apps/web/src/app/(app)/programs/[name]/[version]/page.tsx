@@ -192,7 +192,7 @@ export default async function VersionPage({ params, searchParams }: { params: Pa
         empty="This version reads no event field."
         columns={[
           { header: 'Program', cell: (r) => r.program },
-          { header: 'Insn', className: 'num', cell: (r) => r.insnIndex },
+          { header: 'Insn', numeric: true, cell: (r) => r.insnIndex },
           { header: 'Event', className: 'mono small', cell: (r) => r.event },
           { header: 'Field', className: (r) => (r.field === null ? 'muted' : 'mono'), cell: (r) => r.field ?? '(unnamed)' },
           { header: 'Access', className: 'small', cell: (r) => r.access },
