@@ -146,6 +146,13 @@ describe('synthetic objects', () => {
       /^load version: version section: 3 bytes, want 4$/,
     ],
     [
+      // found by the hostile section-header property: type 0 on legacy_probes.o's version section
+      'a version section of 4 bytes typed NOBITS (a size, no contents)',
+      () => buildElf({ sections: [{ name: 'version', type: 8, flags: 3, size: 4 }] }),
+      'malformed',
+      /^load version: version section: no contents \(section type 8\), want 4 bytes$/,
+    ],
+    [
       'legacy maps not dividing the section',
       () =>
         buildElf({

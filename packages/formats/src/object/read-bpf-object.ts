@@ -34,6 +34,8 @@ function loadVersion(elf: ElfFile): number | undefined {
   const s = elf.section('version');
   if (s === undefined) return undefined;
   if (s.size !== 4) throw new FormatError('malformed', `version section: ${s.size} bytes, want 4`, { byteOffset: s.byteOffset, section: 'version' });
+  // a section typed NULL or NOBITS has an sh_size and no bytes in the file
+  if (s.data.length !== 4) throw new FormatError('malformed', `version section: no contents (section type ${s.type}), want 4 bytes`, { byteOffset: s.byteOffset, section: 'version' });
   return new DataView(s.data.buffer, s.data.byteOffset, 4).getUint32(0, elf.littleEndian);
 }
 
