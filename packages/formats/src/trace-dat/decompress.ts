@@ -44,9 +44,11 @@ let wasmZstdLoading: Promise<boolean> | undefined;
 
 /**
  * Compiles the WebAssembly zstd decoder (once; later calls return the same promise). Loading
- * starts when this module is imported, so an async program is normally on the fast path by its
- * first read; await this before a synchronous bulk read to be sure. Resolves false when
- * WebAssembly is unavailable (the pure-JS decoder is used then).
+ * starts at the first zstd block (fzstd decodes until it is ready), not at import: a page of the
+ * web app that imports this package never reads a trace.dat, and zstddec fetches its module from
+ * a `data:` URL, which the app's Content-Security-Policy (`connect-src 'self'`) refuses with a
+ * console error. Await this before a synchronous bulk read to be on the fast path from its first
+ * block. Resolves false when WebAssembly is unavailable (the pure-JS decoder is used then).
  */
 export function loadZstdWasm(): Promise<boolean> {
   wasmZstdLoading ??= (async () => {
@@ -79,8 +81,6 @@ export function useZstdWasm(on: boolean): void {
 }
 let disabledWasm: ZSTDDecoder | undefined;
 
-void loadZstdWasm();
-
 /**
  * One zstd block through the WebAssembly decoder, or undefined to leave it to fzstd. The output
  * never exceeds `size` (libzstd refuses a frame larger than its destination). zstddec returns an
@@ -88,7 +88,11 @@ void loadZstdWasm();
  * empty pages) is padded with zeros, as fzstd leaves them.
  */
 function zstdWasm(data: Uint8Array, size: number): Uint8Array | undefined {
-  if (wasmZstd === undefined || size === 0) return undefined;
+  if (wasmZstd === undefined) {
+    if (wasmZstdLoading === undefined && disabledWasm === undefined) void loadZstdWasm();
+    return undefined;
+  }
+  if (size === 0) return undefined;
   const out = wasmZstd.decode(data, size);
   if (out.length === size) return out;
   if (out.length === 0 || out.length > size) return undefined;
