@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { checkCompat, type KernelProfile, layoutHash, layoutOf, type ProgramSpec, type ProviderDefinition, profileFormat, readProgramSpec, type Verdict, verdictHeadline, verdictSummary } from '@probeyard/compat';
+import { CompatError, checkCompat, type KernelProfile, layoutHash, layoutOf, type ProgramSpec, type ProviderDefinition, parseRodataAssignment, profileFormat, type RodataValue, readProgramSpec, setRodata, type Verdict, verdictHeadline, verdictSummary } from '@probeyard/compat';
 import { checkScriptCompat, type CompiledScript } from '@probeyard/script';
 import { type Command, parseCommandArgs } from '../command.js';
 import { CliError, ExitCode } from '../io.js';
@@ -10,7 +10,8 @@ import { compatFailure, loadProfile, loadSpecFile, profileFormats } from './insp
 
 const help = `usage: probeyard compat PROGRAM --kernel DIR|FILE|live [--name N] [--kernel … [--name N]]
                        [--partial] [--strict-char-sign] [--built-against DIR|FILE]
-                       [--pin-to DIR|FILE] [--provider FILE|DIR]... [--json]
+                       [--pin-to DIR|FILE] [--provider FILE|DIR]... [--set NAME=VALUE]...
+                       [--json]
        probeyard compat NAME[@VERSION] [--json] [--registry URL --token T]
 
 Computes on which kernels a program runs: relocates every field it reads for each kernel's own
@@ -46,6 +47,10 @@ folder given with --partial): each verdict line says which.
                            Each verdict names the provider version and implementation chosen
                            (via proc@1.0.0, implementation for …); a probe no implementation
                            serves is provider-unresolved
+  --set NAME=VALUE         a .rodata option (\`const volatile\` variable) of the object, as a
+                           deployment (or \`run --set\`) sets it before load (repeatable). The
+                           verifier reads frozen .rodata as constants, so a read guarded by an
+                           option that is off is dead code: the verdict can change with options
   --json                   print the verdicts as JSON
 
 With NAME[@VERSION] instead of a program file (no file of that name exists), prints the
@@ -84,6 +89,7 @@ export const compatCommand: Command = {
           'built-against': { type: 'string' },
           'pin-to': { type: 'string' },
           provider: { type: 'string', multiple: true },
+          set: { type: 'string', multiple: true },
           json: { type: 'boolean', default: false },
           registry: { type: 'string' },
           token: { type: 'string' },
@@ -114,6 +120,15 @@ export const compatCommand: Command = {
       script = { text: build.spec.script?.source ?? new TextDecoder().decode(bytes), build };
       spec = build.spec;
     } else spec = bytes !== undefined && path === '-' ? await specOfBytes(bytes, values['built-against']) : await loadSpecFile(io, path, values['built-against']);
+    // --set NAME=VALUE: .rodata options, as a deployment sets them before load
+    let options: [string, RodataValue][] = [];
+    try {
+      options = (values.set ?? []).map(parseRodataAssignment);
+      if (options.length > 0) spec = setRodata(spec, Object.fromEntries(options));
+    } catch (e) {
+      if (e instanceof CompatError) throw new CliError(e.message);
+      throw e;
+    }
     if (values['pin-to'] !== undefined) {
       const pin = await loadProfile(values['pin-to']);
       for (const p of spec.programs) {
@@ -132,9 +147,11 @@ export const compatCommand: Command = {
     }
     if (values.json) {
       const out = results.map((r) => ({ kernel: r.kernel, release: r.release, complete: r.complete, ...verdictSummary(r.verdict) }));
-      io.stdout(`${JSON.stringify({ digest: spec.digest, strictCharSign, verdicts: out }, null, 2)}\n`);
+      const set = options.length > 0 ? { options: Object.fromEntries(options.map(([k, v]) => [k, String(v)])) } : {};
+      io.stdout(`${JSON.stringify({ digest: spec.digest, strictCharSign, ...set, verdicts: out }, null, 2)}\n`);
     } else {
-      const lines = [`program ${positionals[0]} (sha256 ${spec.digest.slice(0, 16)}…), module-like, no ABI`];
+      const withOptions = options.length > 0 ? ` with ${options.map(([k, v]) => `${k}=${String(v)}`).join(' ')}` : '';
+      const lines = [`program ${positionals[0]} (sha256 ${spec.digest.slice(0, 16)}…)${withOptions}, module-like, no ABI`];
       for (const r of results) lines.push(...row(kernelLabel(r.kernel, r.verdict), r.verdict));
       io.stdout(`${lines.join('\n')}\n`);
     }
