@@ -4,8 +4,7 @@
 // trace-cmd reports them (not from Probeyard's own output), and every verify verdict is compared
 // with the kernel's verifier (bpftool prog loadall, as root).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { readProfile } from '@probeyard/compat/node';
 import { openTraceDatStream } from '@probeyard/formats/node';
@@ -286,46 +285,23 @@ describe('libbpf-style corpus: refusals say why', () => {
     await expect(run(['run', join(corpus, 'syscount.bpf.o'), '--feed', dat, '--set', 'pid=1'], io)).resolves.toBe(2);
     expect(io.err).toContain("rodata: no read-only variable pid (the object's: filter_cg, count_by_process, measure_latency, filter_failed, filter_errno, filter_pid");
   });
+
   it('compat --set: a read an option guards is dead code while the option is off, so the verdict follows the options', async () => {
-    // a complete profile whose raw_syscalls/sys_exit has no `ret`: syscount reads it only under
-    // filter_failed or filter_errno (frozen .rodata, constant to the verifier)
-    const dir = mkdtempSync(join(tmpdir(), 'probeyard-noret-'));
-    try {
-      const fixtures = join(import.meta.dirname, '../../../packages/compat/test/fixtures/formats/linux-6.18');
-      cpSync(join(fixtures, 'raw_syscalls/sys_enter'), join(dir, 'raw_syscalls/sys_enter'), { recursive: true });
-      mkdirSync(join(dir, 'raw_syscalls/sys_exit'), { recursive: true });
-      writeFileSync(
-        join(dir, 'raw_syscalls/sys_exit/format'),
-        [
-          'name: sys_exit',
-          'ID: 442',
-          'format:',
-          '\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;',
-          '\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;',
-          '\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;',
-          '\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;',
-          '',
-          '\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;',
-          '',
-          'print fmt: "NR %ld", REC->id',
-          '',
-        ].join('\n'),
-      );
-      const verdict = async (...set: string[]) => {
-        const io = bufferIo({ disk: true });
-        const code = await run(['compat', join(corpus, 'syscount.bpf.o'), '--kernel', dir, '--name', 'noret', '--json', ...set.flatMap((x) => ['--set', x])], io);
-        const out = JSON.parse(io.out) as { verdicts: { status: string; programs: { program: string; reasons: { kind: string; text: string }[] }[] }[] };
-        return { code, status: out.verdicts[0]!.status, reasons: out.verdicts[0]!.programs.flatMap((p) => p.reasons.map((r) => `${p.program} ${r.kind}`)) };
-      };
-      expect(await verdict()).toEqual({ code: 0, status: 'relocated', reasons: [] });
-      expect(await verdict('count_by_process=true', 'measure_latency=true')).toEqual({ code: 0, status: 'relocated', reasons: [] });
-      expect(await verdict('filter_failed=true')).toEqual({ code: 1, status: 'incompatible', reasons: ['sys_exit field-missing'] });
-      expect(await verdict('filter_errno=2')).toEqual({ code: 1, status: 'incompatible', reasons: ['sys_exit field-missing'] });
+    // a complete profile whose raw_syscalls/sys_exit has no `ret` (synthetic): syscount reads it
+    // only under filter_failed or filter_errno (frozen .rodata, constant to the verifier)
+    const dir = join(import.meta.dirname, '../../../packages/compat/test/fixtures/formats/syscalls-no-ret');
+    const verdict = async (...set: string[]) => {
       const io = bufferIo({ disk: true });
-      await expect(run(['compat', join(corpus, 'syscount.bpf.o'), '--kernel', dir, '--set', 'pid=1'], io)).resolves.toBe(2);
-      expect(io.err).toContain('rodata: no read-only variable pid');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+      const code = await run(['compat', join(corpus, 'syscount.bpf.o'), '--kernel', dir, '--name', 'noret', '--json', ...set.flatMap((x) => ['--set', x])], io);
+      const out = JSON.parse(io.out) as { verdicts: { status: string; programs: { program: string; reasons: { kind: string; text: string }[] }[] }[] };
+      return { code, status: out.verdicts[0]!.status, reasons: out.verdicts[0]!.programs.flatMap((p) => p.reasons.map((r) => `${p.program} ${r.kind}`)) };
+    };
+    expect(await verdict()).toEqual({ code: 0, status: 'relocated', reasons: [] });
+    expect(await verdict('count_by_process=true', 'measure_latency=true')).toEqual({ code: 0, status: 'relocated', reasons: [] });
+    expect(await verdict('filter_failed=true')).toEqual({ code: 1, status: 'incompatible', reasons: ['sys_exit field-missing'] });
+    expect(await verdict('filter_errno=2')).toEqual({ code: 1, status: 'incompatible', reasons: ['sys_exit field-missing'] });
+    const io = bufferIo({ disk: true });
+    await expect(run(['compat', join(corpus, 'syscount.bpf.o'), '--kernel', dir, '--set', 'pid=1'], io)).resolves.toBe(2);
+    expect(io.err).toContain('rodata: no read-only variable pid');
   });
 });

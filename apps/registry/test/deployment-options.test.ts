@@ -2,10 +2,12 @@
 // the version's spec when the deployment is made (unknown variables and values that do not fit are
 // a 400 in words, and nothing is written), stored, shown by get/list, carried by the agent's poll,
 // and never another tenant's business.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { readProgramSpec, specToJson } from '@probeyard/compat';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { drainCompatJobs } from '../src/jobs/compat-runner.js';
 import { backends, type Caller, useHarness } from './harness.js';
 import { fleetCounts, insertVersion } from './support/fleet.js';
 
@@ -105,5 +107,44 @@ describe.each(backends)('deployment options on %s', (backend) => {
     const poll = await bNode.caller.agent.poll();
     expect(poll.notModified === false && poll.assignments).toEqual([]);
     expect(await fleetCounts(h.db.prisma)).toEqual(before);
+  });
+  it.skipIf(skip)('previews a deployment with its options: each kernel verdict computed with them, since a read an option guards is dead while it is off', async () => {
+    const t = await h.tenant('preview-options');
+    await t.owner.program.publish({ name: 'syscount', version: '1.0.0', artifact: readFileSync(`${root}examples/libbpf/syscount.bpf.o`).toString('base64') });
+    // Two kernels: this machine kind's sys_exit (the object's build: compatible), and a synthetic one without `ret` (syscount reads `ret` only
+    // under filter_failed or filter_errno).
+    const tarball = (tree: string) => execFileSync('tar', ['-C', `${root}packages/compat/test/fixtures/formats/${tree}`, '-czf', '-', '.']).toString('base64');
+    for (const [host, tree] of [
+      ['with-ret', 'syscalls-6.18'],
+      ['no-ret', 'syscalls-no-ret'],
+    ] as const) {
+      const node = await enrol(t.owner, host, { env: 'prod' });
+      await node.caller.agent.reportProfile({ release: tree, machine: 'x86_64', tarball: tarball(tree) });
+    }
+    await drainCompatJobs(h.db.prisma);
+    const before = await fleetCounts(h.db.prisma);
+    const verdicts = async (options?: Record<string, string | boolean | number>) => {
+      const p = await t.owner.deployment.preview({ name: 'syscount', version: '1.0.0', selector: 'env=prod', ...(options ? { options } : {}) });
+      return { byHost: Object.fromEntries(p.agents.map((a) => [a.hostname, a.verdict])), counts: p.counts, options: p.options, note: p.optionsNote, reasons: p.agents.map((a) => a.reason ?? '').join(' ') };
+    };
+    // The defaults (the stored matrix): runs on both.
+    expect(await verdicts()).toMatchObject({ byHost: { 'with-ret': 'compatible', 'no-ret': 'relocated' }, options: {}, note: null });
+    // Failed calls only: the `ret` read is live, and the kernel without it refuses.
+    const failed = await verdicts({ filter_failed: true });
+    expect(failed).toMatchObject({ byHost: { 'with-ret': 'compatible', 'no-ret': 'incompatible' }, counts: { compatible: 1, incompatible: 1 }, options: { filter_failed: 'true' }, note: null });
+    expect(failed.reasons).toContain('ret');
+    expect(await verdicts({ filter_errno: 2, count_by_process: true })).toMatchObject({ byHost: { 'no-ret': 'incompatible' }, options: { filter_errno: '2', count_by_process: 'true' } });
+    expect(await verdicts({ filter_failed: false, measure_latency: '1' })).toMatchObject({ byHost: { 'with-ret': 'compatible', 'no-ret': 'relocated' } });
+    // Checked as create checks them, and nothing is written.
+    await expect(t.owner.deployment.preview({ name: 'syscount', version: '1.0.0', selector: 'env=prod', options: { filter_pdi: '1' } })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringContaining('deployment preview: syscount@1.0.0: option no read-only variable filter_pdi'),
+    });
+    expect(await fleetCounts(h.db.prisma)).toEqual(before);
+    // Another tenant's preview of the same name is NOT_FOUND, options or not, and never names the variables.
+    const other = await h.tenant('preview-options-b');
+    const err = await other.owner.deployment.preview({ name: 'syscount', version: '1.0.0', selector: 'env=prod', options: { nope: '1' } }).catch((e: Error) => e);
+    expect(err).toMatchObject({ code: 'NOT_FOUND' });
+    expect((err as Error).message).not.toContain('filter_');
   });
 });

@@ -75,7 +75,7 @@ describe.skipIf(browserSkipReason)('fleet (Chromium)', () => {
     await screenshot(page, 'deployments');
   });
 
-  it('deploys with .rodata options from the form and shows them; refuses an unknown one in words', async () => {
+  it('deploys with .rodata options from the form and shows them; refuses an unknown one in words at the preview', async () => {
     const { page } = browser;
     await owner.api.program.publish.mutate({ name: 'syscount', version: '1.0.0', artifact: artifact('examples/libbpf/syscount.bpf.o') });
     await page.goto(`${stack.webUrl}/deployments/new?name=syscount&version=1.0.0`);
@@ -83,13 +83,17 @@ describe.skipIf(browserSkipReason)('fleet (Chromium)', () => {
     await page.getByLabel('Label selector').fill('env=staging');
     await page.getByLabel('Options (optional)').fill('filter_pdi=1');
     await page.getByRole('button', { name: 'Preview matching agents' }).click();
-    await page.getByRole('button', { name: 'Deploy syscount@1.0.0 with filter_pdi=1 to 1 agent' }).click();
+    // the preview checks the options as the deployment would: no Deploy button for them
     const refused = page.getByRole('alert').filter({ hasText: 'filter_pdi' });
     await refused.waitFor();
-    expect(await refused.textContent()).toContain("deployment create: syscount@1.0.0: option no read-only variable filter_pdi (the object's: ");
+    expect(await refused.textContent()).toContain("deployment preview: syscount@1.0.0: option no read-only variable filter_pdi (the object's: ");
+    expect(await page.getByRole('button', { name: /^Deploy syscount/ }).count()).toBe(0);
     expect((await owner.api.deployment.list.query()).deployments.filter((d) => d.program.name === 'syscount')).toEqual([]);
     await page.getByLabel('Options (optional)').fill('filter_failed=true, filter_pid=0x2a');
     await page.getByRole('button', { name: 'Preview matching agents' }).click();
+    // the verdicts are computed with the options (normalized to decimal)
+    await page.getByTestId('deploy-preview').getByText('Verdicts with filter_failed=true filter_pid=42').waitFor();
+    expect(await page.getByRole('columnheader', { name: 'Predicted with the options' }).count()).toBe(1);
     await page.getByRole('button', { name: 'Deploy syscount@1.0.0 with filter_failed=true filter_pid=0x2a to 1 agent' }).click();
     await page.waitForURL(/\/deployments\/[0-9a-f-]{36}$/);
     expect(await page.getByTestId('deployment-options').textContent()).toBe('filter_failed=true filter_pid=42');

@@ -4,11 +4,12 @@
 // job without one covers every (version, profile) pair of its tenant that has no current result
 // (a new version). Both only compute what is missing, so a job that is run again after a crash,
 // or two jobs that overlap, do no harm: results are upserted by (version, profile).
-import { type Manifest, type ProgramSpec, type ProgramSpecJson, type ProviderDefinition, specFromJson } from '@probeyard/compat';
+import { type Manifest, type ProgramSpec, type ProgramSpecJson, type ProviderDefinition, setRodata, specFromJson, specToJson } from '@probeyard/compat';
 import type { Db } from '../db/open.js';
 import { busyDatabaseError, notFound } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { writeAudit } from './audit.js';
+import { optionValue } from './deployments.js';
 import { type CompatCell, type CompatProfileRows, type CompatSettings, compatProfileOf, computeCell, computeProviderCell } from './compat-cell.js';
 import { resolveProviders } from './providers.js';
 import type { Tx } from './tx.js';
@@ -32,6 +33,43 @@ export function compatEngineOf(settings: CompatSettings): string {
 export async function tenantCompatSettings(db: Db | Tx, tenantId: string): Promise<CompatSettings> {
   const t = await db.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { strictCharSign: true } });
   return { strictCharSign: t.strictCharSign };
+}
+
+/** At most this many kernels a preview computes with a deployment's options (the rest: not computed). */
+export const maxOptionCells = 16;
+
+/**
+ * The cells of a version with `.rodata` options set (a deployment's, before it is made), on each
+ * of `profileIds` (the first {@link maxOptionCells}): the stored matrix holds the verdicts with the
+ * object's own defaults, and a read an option guards is dead code while the option is off, so an
+ * option can turn a verdict either way. Computed by `cellOf` (the server's verifier pool, with
+ * its deadline and per-tenant fairness); nothing is stored. `options` are checked already
+ * (`checkOptions`). A version that pins providers is not computed here (its cells go through the
+ * pinned releases): `note` says so and the map is empty.
+ */
+export async function cellsWithOptions(
+  db: Db,
+  tenantId: string,
+  versionId: string,
+  options: Record<string, string>,
+  profileIds: readonly string[],
+  cellOf: CellComputer,
+): Promise<{ cells: Map<string, CompatCell>; note: string | null }> {
+  const v = await db.programVersion.findFirstOrThrow({ where: { id: versionId, tenantId }, select: { spec: true, manifest: true, providerPins: true } });
+  const cells = new Map<string, CompatCell>();
+  if (Object.keys((v.providerPins ?? {}) as Record<string, number>).length > 0) {
+    return { cells, note: 'verdicts without the options: this version pins providers, and its cells with options are computed by each agent before it runs' };
+  }
+  const values = Object.fromEntries(Object.entries(options).map(([k, t]) => [k, optionValue(t)]));
+  const base = specFromJson(v.spec);
+  const spec = specToJson(setRodata(base, values));
+  const events = eventsOfSpec(base);
+  const settings = await tenantCompatSettings(db, tenantId);
+  for (const profileId of profileIds.slice(0, maxOptionCells)) {
+    cells.set(profileId, await cellOf(tenantId, spec, v.manifest as unknown as Manifest, await loadCompatProfileRows(db, profileId, events), settings));
+  }
+  const left = profileIds.length - cells.size;
+  return { cells, note: left > 0 ? `verdicts with the options on ${cells.size} kernels; ${left} more not computed (a preview computes at most ${maxOptionCells}; each agent checks on its own kernel before it runs)` : null };
 }
 
 /**

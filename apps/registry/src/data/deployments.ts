@@ -22,12 +22,12 @@ export function optionValue(text: string): RodataValue {
  * object and its value fits the variable's size. A problem is `bad_request` in words (the
  * variables there are, or the size), so nothing is written.
  */
-export function checkOptions(specJson: unknown, options: DeploymentOptions, what: string): void {
+export function checkOptions(specJson: unknown, options: DeploymentOptions, what: string, operation = 'deployment create'): void {
   if (Object.keys(options).length === 0) return;
   try {
     setRodata(specFromJson(specJson), Object.fromEntries(Object.entries(options).map(([k, v]) => [k, optionValue(v)])));
   } catch (err) {
-    if (isCompatError(err)) throw new RegistryError('bad_request', `deployment create: ${what}: ${err.message.replace(/^rodata: /, 'option ')}`, { options }, { cause: err });
+    if (isCompatError(err)) throw new RegistryError('bad_request', `${operation}: ${what}: ${err.message.replace(/^rodata: /, 'option ')}`, { options }, { cause: err });
     throw err;
   }
 }

@@ -5,7 +5,8 @@ import type { Db } from '../db/open.js';
 import { notFound, RegistryError } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { agentSelect } from './agents.js';
-import { desiredStateOf, findVersion, type Labels, matchesSelector, type Selector } from './deployments.js';
+import { type CellComputer, cellsWithOptions, computeCellHere } from './compat.js';
+import { checkOptions, type DeploymentOptions, desiredStateOf, findVersion, type Labels, matchesSelector, type Selector } from './deployments.js';
 
 const agentPageSelect = {
   ...agentSelect,
@@ -70,8 +71,21 @@ export async function getAgentDetail(db: Db, tenantId: string, id: string) {
  * selector (first `limit`, and how many in all), each with the version's verdict on its kernel
  * profile (null while not computed; the agent has no profile yet: `profile` null).
  */
-export async function previewDeployment(db: Db, tenantId: string, input: { name: string; version: string; selector: Selector; limit: number }) {
+export async function previewDeployment(
+  db: Db,
+  tenantId: string,
+  input: { name: string; version: string; selector: Selector; limit: number; options?: DeploymentOptions | undefined },
+  cellOf: CellComputer = computeCellHere,
+) {
   const v = await findVersion(db, tenantId, input.name, input.version);
+  if (v.yankedAt) {
+    throw new RegistryError('conflict', `deployment preview: ${input.name}@${input.version} is yanked${v.yankReason ? ` (${v.yankReason})` : ''} and cannot be deployed`);
+  }
+  const options = input.options ?? {};
+  if (Object.keys(options).length > 0) {
+    const { spec } = await db.programVersion.findFirstOrThrow({ where: { id: v.id, tenantId }, select: { spec: true } });
+    checkOptions(spec, options, `${input.name}@${input.version}`, 'deployment preview');
+  }
   const where: Prisma.AgentWhereInput = {
     tenantId,
     revokedAt: null,
@@ -86,18 +100,29 @@ export async function previewDeployment(db: Db, tenantId: string, input: { name:
   const results = profileIds.length
     ? await db.compatResult.findMany({ where: { tenantId, versionId: v.id, profileId: { in: profileIds } }, select: { profileId: true, verdict: true, reasons: true } })
     : [];
-  const byProfile = new Map(results.map((r) => [r.profileId, r]));
+  const byProfile = new Map<string, { verdict: string; reasons: unknown }>(results.map((r) => [r.profileId, r]));
+  // With options the stored verdicts (the object's defaults) may not hold: the listed agents'
+  // kernels are computed again with them, most agents first.
+  let optionsNote: string | null = null;
+  if (Object.keys(options).length > 0) {
+    const agentsOn = new Map<string, number>();
+    for (const a of matching) if (a.kernelProfileId) agentsOn.set(a.kernelProfileId, (agentsOn.get(a.kernelProfileId) ?? 0) + 1);
+    const order = [...agentsOn.keys()].sort((a, b) => agentsOn.get(b)! - agentsOn.get(a)! || (a < b ? -1 : 1));
+    const computed = await cellsWithOptions(db, tenantId, v.id, options, order, cellOf);
+    optionsNote = computed.note;
+    if (computed.cells.size > 0) {
+      byProfile.clear();
+      for (const [profileId, cell] of computed.cells) byProfile.set(profileId, cell);
+    }
+  }
   const counts: Record<string, number> = {};
   const rows = matching.map((a) => {
     const r = a.kernelProfileId ? byProfile.get(a.kernelProfileId) : undefined;
-    const verdict = r?.verdict ?? null;
+    const verdict = (r?.verdict ?? null) as 'compatible' | 'relocated' | 'incompatible' | 'unknown' | null;
     const key = verdict ?? (a.kernelProfileId ? 'pending' : 'no-profile');
     counts[key] = (counts[key] ?? 0) + 1;
     const reasons = ((r?.reasons ?? null) as { reasons?: { text: string }[] } | null)?.reasons ?? [];
     return { agent: a, verdict, reason: reasons.map((x) => x.text).join('; ') || null };
   });
-  if (v.yankedAt) {
-    throw new RegistryError('conflict', `deployment preview: ${input.name}@${input.version} is yanked${v.yankReason ? ` (${v.yankReason})` : ''} and cannot be deployed`);
-  }
-  return { versionId: v.id, total, rows, counts };
+  return { versionId: v.id, total, rows, counts, options, optionsNote };
 }

@@ -41,7 +41,12 @@ export function DeployForm({ programs, initial }: { programs: { name: string; ve
   const [asked, setAsked] = useState<{ name: string; version: string; selector: string; optionsText: string; options: Record<string, string> } | null>(null);
   const parsed = parseOptionsText(optionsText);
   const preview = useQuery({
-    ...trpc.deployment.preview.queryOptions(asked ? { name: asked.name, version: asked.version, selector: asked.selector } : { name: '', version: '', selector: '' }),
+    // with options the verdicts are computed with them (a read an option guards is dead while it is off)
+    ...trpc.deployment.preview.queryOptions(
+      asked
+        ? { name: asked.name, version: asked.version, selector: asked.selector, ...(Object.keys(asked.options).length > 0 ? { options: asked.options } : {}) }
+        : { name: '', version: '', selector: '' },
+    ),
     enabled: asked !== null,
     retry: false,
   });
@@ -121,7 +126,14 @@ export function DeployForm({ programs, initial }: { programs: { name: string; ve
               {Object.entries(preview.data.counts)
                 .map(([k, n]) => `${n} ${k === 'no-profile' ? 'without a kernel profile yet' : k === 'pending' ? 'not computed yet' : k}`)
                 .join(', ')}
+              {Object.keys(preview.data.options).length > 0 ? (
+                <>
+                  {' '}
+                  Verdicts with <code>{Object.entries(preview.data.options).map(([k, v]) => `${k}=${v}`).join(' ')}</code>.
+                </>
+              ) : null}
             </p>
+            {preview.data.optionsNote ? <p className="muted small" data-testid="preview-options-note">{preview.data.optionsNote}</p> : null}
             <DataTable
               rows={preview.data.agents}
               rowKey={(a) => a.id}
@@ -133,7 +145,7 @@ export function DeployForm({ programs, initial }: { programs: { name: string; ve
                 { header: 'Labels', className: 'mono small', cell: (a) => labelsText(a.labels) },
                 { header: 'Kernel', className: 'small', cell: (a) => (a.profile ? `${a.profile.name} (${a.profile.release || '?'} ${a.profile.machine})` : 'not reported yet') },
                 {
-                  header: 'Predicted',
+                  header: Object.keys(preview.data.options).length > 0 ? 'Predicted with the options' : 'Predicted',
                   cell: (a) => (a.verdict ? <Verdict verdict={a.verdict} /> : <span className="muted small">{a.profile ? 'computing…' : 'unknown until it reports its kernel'}</span>),
                 },
                 { header: 'Why', className: 'small', cell: (a) => a.reason ?? '' },
