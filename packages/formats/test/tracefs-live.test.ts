@@ -1,7 +1,8 @@
 // The live tracefs feed, for real: needs root and a kernel with tracefs. Skips with the reason
 // printed otherwise.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findTracefs, openTracefsStream, processStartTime, removeStaleInstances, unmountTracefs } from '../src/node/tracefs-live.js';
@@ -124,6 +125,59 @@ describe.runIf(skipReason === undefined)('live tracefs feed (root)', () => {
     console.log(`tracefs live: ${own} of ${all} sys_enter records in 1 s were the reader's own process`);
     expect(own).toBeLessThan(5000);
   });
+
+  it('names a short-lived process at its records as the kernel does: task names learnt from the feed, kept from the batches', async () => {
+    // a copy of `true` under a name of its own: each run forks, execs (a rename) and exits within
+    // a millisecond, long before saved_cmdlines or /proc could be read for it
+    const dir = mkdtempSync(join(tmpdir(), 'probeyard-comm-'));
+    const name = `pycomm${Math.random().toString(36).slice(2, 8)}`;
+    copyFileSync('/bin/true', join(dir, name));
+    chmodSync(join(dir, name), 0o755);
+    const stream = openTracefsStream({ events: ['raw_syscalls:sys_enter'], tracefs: mount!, pollIntervalMs: 10 });
+    expect(stream.events).toEqual(['raw_syscalls/sys_enter']);
+    const pids = new Set<number>();
+    for (let i = 0; i < 20; i++) {
+      const child = spawnSync(join(dir, name));
+      expect(child.status).toBe(0);
+      pids.add(child.pid!);
+    }
+    /** Per child pid, `syscall id:name comm() gave` at each of its records, in order. */
+    const names = new Map<number, string[]>();
+    const others = new Set<string>();
+    const iter = stream[Symbol.asyncIterator]();
+    try {
+      const until = Date.now() + 20_000;
+      while (Date.now() < until && names.size < pids.size) {
+        const { value, done } = await iter.next();
+        if (done) break;
+        for (let r = value.next(); r; r = value.next()) {
+          others.add(`${r.format?.system}/${r.format?.name}`);
+          const pid = readFieldNumber(r.view, r.recordOffset, r.format!.commonFields.find((x) => x.name === 'common_pid')!);
+          if (pids.has(pid)) {
+            const id = readFieldNumber(r.view, r.recordOffset, r.format!.fields.find((x) => x.name === 'id')!);
+            names.set(pid, [...(names.get(pid) ?? []), `${id}:${stream.info.comm(pid)}`]);
+          }
+        }
+      }
+    } finally {
+      await iter.return?.(undefined);
+      await stream.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(names.size).toBe(pids.size);
+    // Up to its execve (syscall 59 on x86_64, 221 on arm64) a child is a copy of its parent and has
+    // its name; the exec renames it, so every later record has the new one: what
+    // bpf_get_current_comm gives at each of them.
+    const execve = process.arch === 'arm64' ? 221 : 59;
+    for (const [pid, seen] of names) {
+      const at = seen.findIndex((x) => x.startsWith(`${execve}:`));
+      expect(at, `pid ${pid}: ${seen.join(' ')}`).toBeGreaterThanOrEqual(0);
+      for (const x of seen.slice(0, at + 1)) expect(x, `pid ${pid} before its exec: ${seen.join(' ')}`).not.toMatch(new RegExp(`:(${name}|undefined)$`));
+      for (const x of seen.slice(at + 1)) expect(x, `pid ${pid} after its exec: ${seen.join(' ')}`).toMatch(new RegExp(`:${name}$`));
+    }
+    // the task events it reads for that are not in the batches
+    expect([...others]).toEqual(['raw_syscalls/sys_enter']);
+  }, 60_000);
 
   it('counts every lost event per CPU: what was read plus what was lost covers what was made', async () => {
     // A 64 KiB buffer per CPU and no reading while a child makes 200,000 getppid calls (Node's

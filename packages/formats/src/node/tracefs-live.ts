@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmdirSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, rmdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FormatError } from '../errors.js';
 import { parseEventFormat, type EventFormat } from '../event-format/event-format.js';
+import { decodeCString } from '../event-format/field-read.js';
 import { CountingBatch, type RecordBatch, type RecordStream, type RecordStreamInfo, type RecordStreamStats } from '../record-stream.js';
 import { parseHeaderEvent } from '../ring-buffer/header-event.js';
 import { parseHeaderPage, type HeaderPageLayout } from '../ring-buffer/header-page.js';
@@ -167,6 +168,15 @@ export interface TracefsStreamOptions {
    * `probeyard-<suffix>`.
    */
   instanceSuffix?: string;
+  /**
+   * Learn task names from the feed itself (default true): `task/task_newtask` and
+   * `task/task_rename` (an exec renames) are enabled in the instance where the kernel has them,
+   * read in time order with the other records and kept from the batches (unless asked for), so
+   * `info.comm(pid)` names a short-lived process at its records' time as `bpf_get_current_comm`
+   * does. Without them (or for a task older than the stream) it is `saved_cmdlines`, then
+   * `/proc/PID/comm` in the initial pid namespace.
+   */
+  learnComms?: boolean;
 }
 
 /** One CPU's ring-buffer accounting (`per_cpu/cpuN/stats`). */
@@ -360,6 +370,98 @@ function parseCpuStats(cpu: number, text: string): TracefsCpuStats {
 }
 
 const now = () => performance.now();
+
+/** The events a live stream learns task names from (`learnComms`). */
+const commEvents = [
+  { system: 'task', name: 'task_newtask', key: 'task/task_newtask' },
+  { system: 'task', name: 'task_rename', key: 'task/task_rename' },
+];
+
+/**
+ * Task names learnt from the feed, in time order: a new task's (`task_newtask`: `pid`, `comm`)
+ * and a rename's (`task_rename`: `pid`, `newcomm`; exec renames). {@link over} wraps one batch's
+ * merged records: each of these records is learnt as it is reached, so a name holds from its
+ * record's time on, and is kept from the batch unless the caller asked for its event.
+ */
+class CommLearner implements RecordReader<EventFormat> {
+  readonly comms = new Map<number, string>();
+  private readonly learn: ({ pidOffset: number; commOffset: number; commSize: number; end: number } | undefined)[] = [];
+  private readonly keys: string[] = [];
+  private readonly hidden: boolean[] = [];
+  private inner: RecordReader<EventFormat> | undefined;
+
+  constructor(formats: EventFormat[]) {
+    for (const f of formats) {
+      const pid = f.fields.find((x) => x.name === 'pid');
+      const comm = f.fields.find((x) => x.name === (f.name === 'task_rename' ? 'newcomm' : 'comm'));
+      if (!pid || pid.size !== 4 || !comm || comm.dynamic !== undefined) continue;
+      this.learn[f.id] = { pidOffset: pid.byteOffset, commOffset: comm.byteOffset, commSize: comm.size, end: Math.max(pid.byteOffset + 4, comm.byteOffset + comm.size) };
+      this.keys[f.id] = `${f.system}/${f.name}`;
+      this.hidden[f.id] = true;
+    }
+  }
+
+  /** The caller's events: a learning event it asked for stays in the batches. */
+  setAsked(asked: ReadonlySet<string>): void {
+    this.keys.forEach((key, id) => {
+      if (key !== undefined) this.hidden[id] = !asked.has(key);
+    });
+  }
+
+  over(inner: RecordReader<EventFormat>): RecordReader<EventFormat> {
+    this.inner = inner;
+    return this;
+  }
+
+  next(): TraceRecord<EventFormat> | undefined {
+    const inner = this.inner!;
+    for (;;) {
+      const r = inner.next();
+      if (r === undefined) return r;
+      const learn = this.learn[r.eventId];
+      if (learn === undefined) return r;
+      if (r.recordLength >= learn.end) {
+        if (this.comms.size >= 65536) this.forgetOldest();
+        const pid = r.view.getInt32(r.recordOffset + learn.pidOffset, hostLittleEndian);
+        // a rename moves the name to the end (Map order: oldest first)
+        this.comms.delete(pid);
+        this.comms.set(pid, decodeCString(r.bytes, r.recordOffset + learn.commOffset, learn.commSize));
+      }
+      if (!this.hidden[r.eventId]) return r;
+    }
+  }
+
+  /** Drops the oldest quarter (tasks long gone, most likely: pids are recycled slowly). */
+  private forgetOldest(): void {
+    let drop = this.comms.size >> 2;
+    for (const pid of this.comms.keys()) {
+      if (drop-- <= 0) break;
+      this.comms.delete(pid);
+    }
+  }
+}
+
+/** The initial pid namespace's inode (the kernel's PROC_PID_INIT_INO): `/proc/self/ns/pid` reads `pid:[4026531836]` there. */
+const initialPidNamespace = 'pid:[4026531836]';
+
+/** Whether this process sees the kernel's own pids (the ones trace records carry) in /proc. */
+function inInitialPidNamespace(): boolean {
+  try {
+    return readlinkSync('/proc/self/ns/pid') === initialPidNamespace;
+  } catch {
+    return false;
+  }
+}
+
+/** A live task's name from /proc (threads too: /proc/TID exists though it is not listed), or undefined once it is gone. */
+function readProcComm(pid: number): string | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/comm`, 'utf8');
+    return text.endsWith('\n') ? text.slice(0, -1) : text;
+  } catch {
+    return undefined;
+  }
+}
 const sleep = (ms: number, wakeUp: (w: () => void) => void) =>
   new Promise<void>((resolve) => {
     const t = setTimeout(resolve, ms);
@@ -481,8 +583,13 @@ export function openTracefsStream(options: TracefsStreamOptions): TracefsRecordS
       if (!existsSync(file)) throw new FormatError('not-found', `tracefs: no event ${e.system}:${e.name}`, { event: `${e.system}:${e.name}` });
       return parseEventFormat(readFileSync(file, 'utf8'), { system: e.system });
     };
+    /** Events enabled for the stream's own use (comm learning), not shown in `events` unless asked for too. */
+    const internal: { system: string; name: string; key: string }[] =
+      options.learnComms === false ? [] : commEvents.filter((e) => existsSync(join(eventsDir, e.system, e.name, 'format')));
+    /** Events the caller asked for (what `events` lists and the batches carry). */
+    const asked = new Set<string>();
     const applyEvents = (want: readonly { system: string; name: string; key: string }[]) => {
-      const wanted = new Map(want.map((e) => [e.key, e]));
+      const wanted = new Map([...internal, ...want].map((e) => [e.key, e]));
       // check and parse every new one before changing anything
       const adding = [...wanted.values()].filter((e) => !enabled.has(e.key)).map((e) => ({ e, format: formatOf(e) }));
       for (const { e, format } of adding) {
@@ -496,7 +603,11 @@ export function openTracefsStream(options: TracefsStreamOptions): TracefsRecordS
         writeFileSync(join(eventsDir, system, name, 'enable'), '0');
         enabled.delete(key);
       }
+      asked.clear();
+      for (const e of want) asked.add(e.key);
+      learner?.setAsked(asked);
     };
+    const learner: CommLearner | undefined = internal.length > 0 ? new CommLearner(internal.map((e) => formatOf(e))) : undefined;
     applyEvents(initial);
     for (const cpu of cpus) {
       fds.push(openSync(join(instancePath, 'per_cpu', `cpu${cpu}`, 'trace_pipe_raw'), constants.O_RDONLY | constants.O_NONBLOCK));
@@ -547,6 +658,9 @@ export function openTracefsStream(options: TracefsStreamOptions): TracefsRecordS
     const cmdlinesPath = join(mount.path, 'saved_cmdlines');
     let cmdlines: Map<number, string> | undefined;
     let cmdlinesReadAt = 0;
+    // /proc/PID/comm names the kernel's pids only in the initial pid namespace (not in a container's)
+    const hostPids = inInitialPidNamespace();
+    const procComms = new Map<number, { name: string | undefined; at: number }>();
 
     // The commit word's low 32 bits (this host's byte order; the flags sit in bits 30 and 31).
     const commitLow = headerPage.commitOffset + (headerPage.commitSize === 8 && !hostLittleEndian ? 4 : 0);
@@ -563,7 +677,7 @@ export function openTracefsStream(options: TracefsStreamOptions): TracefsRecordS
      * syscalls feeds on itself); the next poll comes after `busyPollIntervalMs` when a full page
      * was read (records flow), else after `pollIntervalMs`.
      */
-    const poll = (): MergedRecordReader<EventFormat> | undefined => {
+    const poll = (): RecordReader<EventFormat> | undefined => {
       const active: RecordReader<EventFormat>[] = [];
       behind = false;
       flowing = false;
@@ -602,7 +716,9 @@ export function openTracefsStream(options: TracefsStreamOptions): TracefsRecordS
           // the instance is being removed
         }
       }
-      return active.length > 0 ? new MergedRecordReader(active) : undefined;
+      if (active.length === 0) return undefined;
+      const merged = new MergedRecordReader(active);
+      return learner ? learner.over(merged) : merged;
     };
 
     const info: RecordStreamInfo<EventFormat> = {
@@ -613,9 +729,11 @@ export function openTracefsStream(options: TracefsStreamOptions): TracefsRecordS
       format: (id) => formatsById[id],
       comm: (pid) => {
         if (pid === 0) return '<idle>';
+        const learned = learner?.comms.get(pid);
+        if (learned !== undefined) return learned;
         const t = now();
         // read saved_cmdlines once, and again (at most once a second) for a pid it did not have
-        if (!cmdlines || (!cmdlines.has(pid) && t - cmdlinesReadAt > 1000)) {
+        if (!cmdlines || (!cmdlines.has(pid) && t - cmdlinesReadAt > 100)) {
           cmdlinesReadAt = t;
           cmdlines = new Map();
           try {
@@ -627,7 +745,17 @@ export function openTracefsStream(options: TracefsStreamOptions): TracefsRecordS
             // no saved_cmdlines
           }
         }
-        return cmdlines.get(pid);
+        const saved = cmdlines.get(pid);
+        if (saved !== undefined || !hostPids) return saved;
+        // saved_cmdlines holds the tasks the kernel saw switching while tracing ran: a task it has
+        // not saved yet (a short burst of syscalls, a new process) is still in /proc while it lives
+        let known = procComms.get(pid);
+        if (known === undefined || t - known.at > 1000) {
+          if (procComms.size > 65536) procComms.clear();
+          known = { name: readProcComm(pid), at: t };
+          procComms.set(pid, known);
+        }
+        return known.name;
       },
     };
 
@@ -639,7 +767,7 @@ export function openTracefsStream(options: TracefsStreamOptions): TracefsRecordS
       headerPage,
       bufferSizeKb,
       get events() {
-        return [...enabled].sort();
+        return [...asked].sort();
       },
       setEvents(events) {
         if (removed) throw new FormatError('malformed', 'tracefs: the stream is closed', { section: 'tracefs' });
@@ -647,11 +775,11 @@ export function openTracefsStream(options: TracefsStreamOptions): TracefsRecordS
       },
       addEvents(events) {
         const add = events.map(parseEventName);
-        this.setEvents([...enabled, ...add.map((e) => e.key)]);
+        this.setEvents([...asked, ...add.map((e) => e.key)]);
       },
       removeEvents(events) {
         const drop = new Set(events.map((e) => parseEventName(e).key));
-        this.setEvents([...enabled].filter((k) => !drop.has(k)));
+        this.setEvents([...asked].filter((k) => !drop.has(k)));
       },
       readBufferStats,
       async close() {
