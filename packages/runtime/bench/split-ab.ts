@@ -1,8 +1,9 @@
 // Two copies of this package's src (with their own packages/vm src) side by side in one process:
 // the agent's batch path (Dispatcher.dispatch) over the same records of big.dat as split.ts, for
 // a few of split.ts's rows, on each copy, rounds interleaved with the order alternating; CPU ns
-// per sys_enter record (medians), after/before with the range of the per-round ratios, and the
-// kernel JIT's run of syscount.o attached to sys_enter between the rounds.
+// per sys_enter record (medians), after/before with the range of the per-round ratios; then
+// checks that both copies counted the same runs, instructions, faults and events. (The kernel's
+// figure is split.ts's.) `--no-check` skips the check, for an experiment that drops counters.
 //
 //   pnpm --filter @probeyard/runtime exec tsx --conditions=@probeyard/source bench/split-ab.ts \
 //     <before>/packages/runtime/src/index.ts <after>/packages/runtime/src/index.ts [--rounds 9] [--passes 3]
@@ -181,7 +182,7 @@ for (let r = 0; r <= rounds; r++) {
 // the counters of both copies agree (the same work was done)
 for (let k = 0; k < chosen.length; k++) {
   const [a, b] = dispatchers[k]!.map((d) => JSON.stringify((d as { target(id: string): { counters: { runs: number; instructions: number; faults: number; eventsSeen: number } } | undefined }).target('t')!.counters, ['runs', 'instructions', 'faults', 'eventsSeen']));
-  if (a !== b && !args.includes("--no-check")) throw new Error(`${chosen[k]!.name}: counters differ: ${a} / ${b}`);
+  if (a !== b && !args.includes('--no-check')) throw new Error(`${chosen[k]!.name}: counters differ: ${a} / ${b}`);
 }
 console.log('| per sys_enter event, CPU ns (medians) | before | after | after/before (median of per-round ratios, range) |');
 console.log('|---|---|---|---|');

@@ -91,7 +91,12 @@ describe('Dispatcher.dispatch (the batch lane)', () => {
     for await (const batch of stream) {
       let k = 0;
       // a batch that detaches the target after its third record (as an output callback could)
-      const cut = { next: () => (k++ === 3 ? (d.detach('spin'), batch.next()) : batch.next()) };
+      const cut = {
+        next: () => {
+          if (k++ === 3) d.detach('spin');
+          return batch.next();
+        },
+      };
       d.dispatch(cut);
     }
     expect(t.detached).toBe(true);
