@@ -151,6 +151,16 @@ const directs: { name: string; run: Direct }[] = [];
         l.programs[0]!.runtime.runTraceRecord(cursor);
       },
     },
+    {
+      name: '`r0 = 0; exit`: EventRuntime.runBatchRecord on each (the batch lane the Dispatcher takes, no Dispatcher)',
+      run: (l, i) => {
+        cursor.bytes = pages[page[i]!]!;
+        cursor.recordOffset = offset[i]!;
+        cursor.recordLength = length[i]!;
+        cursor.cpu = cpu[i]!;
+        l.programs[0]!.runtime.runBatchRecord(cursor, tsLow[i]! | 0, tsHigh[i]! | 0);
+      },
+    },
     { name: '  Vm.run on each, staged (no runtime)', run: (l, i) => l.programs[0]!.runtime.vm.run(l.programs[0]!.program, pages[page[i]!]!, offset[i]!, length[i]!) },
     {
       name: '  the stage lookup and the compiled `start` entry alone (no Vm.run)',
@@ -201,6 +211,7 @@ for (let r = 0; r <= rounds; r++) {
       if (vm.run(l.programs[0]!.program, pages[0]!, offset[0]!, length[0]!) !== 0) throw new Error('r0 = 0 did not exit');
       for (let p = 0; p < passes; p++) for (let x = 0; x < enters.length; x++) direct(l, enters[x]!);
       vm.stageRecords(false);
+      l.programs[0]!.runtime.flushBatch();
     } else if (l === undefined) {
       for (let p = 0; p < passes; p++) {
         batch.reset();

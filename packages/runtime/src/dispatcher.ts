@@ -125,6 +125,8 @@ export class Dispatcher {
   private table: (Attachment[] | undefined)[] = [];
   /** Every VM of the attached programs (stageRecords around a batch). */
   private vms: Vm[] = [];
+  /** Every runtime of the attached programs (their batch counts flushed after a batch). */
+  private runtimes: EventRuntime[] = [];
   private lostSeen: number[] = [];
   /** Records dispatched (all of them, attached or not). */
   records = 0;
@@ -206,8 +208,17 @@ export class Dispatcher {
     }
     this.table = table;
     const vms = new Set<Vm>();
-    for (const list of table) for (const a of list ?? []) for (const rt of a.runtimes) vms.add(rt.vm);
+    const runtimes = new Set<EventRuntime>();
+    for (const list of table)
+      for (const a of list ?? [])
+        for (const rt of a.runtimes) {
+          vms.add(rt.vm);
+          runtimes.add(rt);
+        }
     this.vms = [...vms];
+    // a runtime detached during a batch still has that batch's counts to flush: see dispatch
+    for (const rt of this.runtimes) rt.flushBatch();
+    this.runtimes = [...runtimes];
   }
 
   /**
@@ -220,12 +231,47 @@ export class Dispatcher {
     let n = 0;
     const vms = this.vms;
     for (let i = 0; i < vms.length; i++) vms[i]!.stageRecords(true);
+    // per batch, not per record: the time shift, the record count and the last time (stored
+    // after the batch), and the runtimes' run counts (EventRuntime.runBatchRecord, flushed after
+    // the batch): nothing reads them during a batch but the batch itself
+    const shifted = this.shiftHigh !== 0 || this.shiftLow !== 0;
+    const shiftHigh = this.shiftHigh;
+    const shiftLow = this.shiftLow;
+    let tsHigh = this.lastTsHigh;
+    let tsLow = this.lastTsLow;
     try {
       for (let r = batch.next(); r !== undefined; r = batch.next()) {
         n++;
-        this.dispatchRecord(r);
+        tsHigh = r.tsHigh >>> 0;
+        tsLow = r.tsLow >>> 0;
+        if (shifted) {
+          const low = tsLow + shiftLow;
+          tsLow = low >>> 0;
+          tsHigh = (tsHigh + shiftHigh + (low > 0xffffffff ? 1 : 0)) >>> 0;
+        }
+        // read per record: a target attached or detached during the batch replaces the table
+        const list = this.table[r.eventId];
+        if (list === undefined) continue;
+        for (let i = 0; i < list.length; i++) {
+          const a = list[i]!;
+          if (a.target.paused) {
+            a.target.skipped++;
+            continue;
+          }
+          a.target.eventsSeen++;
+          const runtimes = a.runtimes;
+          for (let j = 0; j < runtimes.length; j++) {
+            // `| 0`: an unsigned half above 2^31 passed as is would be boxed (a heap number per event)
+            if (runtimes[j]!.runBatchRecord(r, tsLow | 0, tsHigh | 0) !== RunStatus.ok) this.noteFault(a, j, r);
+          }
+        }
       }
     } finally {
+      this.records += n;
+      this.lastTsHigh = tsHigh;
+      this.lastTsLow = tsLow;
+      const runtimes = this.runtimes;
+      for (let i = 0; i < runtimes.length; i++) runtimes[i]!.flushBatch();
       for (let i = 0; i < vms.length; i++) vms[i]!.stageRecords(false);
     }
     return n;

@@ -94,6 +94,12 @@ export class ProviderEventRuntime extends EventRuntime {
     const record = this.build(bytes, byteOffset, length);
     return super.runBytes(cpu, timeLo, timeHi, record, 0, record.length, pid);
   }
+
+  /** The batch lane runs the built record too (per-run counting: the builder's record is its own). */
+  override runBatchRecord(record: TraceRecordLike, timeLo: number, timeHi: number): RunStatus {
+    this.counters.eventsSeen++;
+    return this.runBytes(record.cpu, timeLo, timeHi, record.bytes, record.recordOffset, record.recordLength);
+  }
 }
 
 /**

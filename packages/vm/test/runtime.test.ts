@@ -33,6 +33,51 @@ describe('EventRuntime', () => {
     expect(every.counters.timeNs).toBeGreaterThan(0);
   });
 
+  it('runBatchRecord keeps runs and instructions until flushBatch, faults at once, with the results of runTraceRecord', () => {
+    // r0 = the CPU, time and pid a helper sees, xored; a record of 4 bytes faults on the read at 8
+    const source = [
+      'r6 = *(u32 *)(r1 + 8)',
+      'call bpf_get_smp_processor_id',
+      'r7 = r0',
+      'call bpf_ktime_get_ns',
+      'r7 ^= r0',
+      'call bpf_get_current_pid_tgid',
+      'r7 ^= r0',
+      'r7 ^= r6',
+      'r0 = r7',
+      'exit',
+    ].join('\n');
+    const make = () => {
+      const { vm, programs } = loadAssembly(source);
+      return new EventRuntime(vm, [...programs.values()][0]!, { timeEvery: 16 });
+    };
+    const lane = make();
+    const single = make();
+    const bytes = new Uint8Array(64);
+    const view = new DataView(bytes.buffer);
+    const results: [bigint, bigint][] = [];
+    for (let i = 0; i < 5; i++) {
+      view.setUint32(4, 100 + i, true); // common_pid
+      view.setUint32(8, 7 * i, true);
+      const long = { cpu: i % 3, tsHigh: i, tsLow: 0x9000_0000 + i, bytes, recordOffset: 0, recordLength: i === 3 ? 4 : 16 };
+      const a = lane.runBatchRecord(long, long.tsLow | 0, long.tsHigh);
+      const b = single.runTraceRecord(long);
+      expect(a).toBe(b);
+      results.push([lane.vm.r0, single.vm.r0]);
+    }
+    for (const [a, b] of results) expect(a).toBe(b);
+    // the fault (record 3) is counted at once; runs and instructions wait for the flush
+    expect(lane.counters).toMatchObject({ eventsSeen: 0, runs: 0, instructions: 0, faults: 1 });
+    lane.flushBatch();
+    const { timeNs: _a, compileNs: _c, ...laneCounters } = lane.counters;
+    const { timeNs: _b, compileNs: _d, ...singleCounters } = single.counters;
+    expect(laneCounters).toEqual(singleCounters);
+    expect(lane.counters).toMatchObject({ eventsSeen: 5, runs: 5, faults: 1 });
+    // takeBatch flushes first
+    lane.runBatchRecord({ cpu: 0, tsHigh: 0, tsLow: 1, bytes, recordOffset: 0, recordLength: 16 }, 1, 0);
+    expect(lane.takeBatch().counters).toMatchObject({ eventsSeen: 6, runs: 6, faults: 1 });
+  });
+
   it.skipIf(!folder)('counts a recorded feed per event type like the reference decoder', async () => {
     const records: EventRecord[] = [];
     for (const cpu of [0, 1]) {
