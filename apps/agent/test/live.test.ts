@@ -24,7 +24,24 @@ try {
 } catch {
   bpftrace = undefined;
 }
+let bpftool: string | undefined;
+try {
+  bpftool = execFileSync('which', ['bpftool'], { encoding: 'utf8' }).trim() || undefined;
+} catch {
+  bpftool = undefined;
+}
 if (!skip && !bpftrace) console.log('the live agent test runs without its bpftrace differential: bpftrace is not installed');
+if (!skip && bpftrace && !bpftool) console.log('the live agent test runs without its bpftrace differential: bpftool (which shows when bpftrace has attached) is not installed');
+const differential = bpftrace && bpftool ? { bpftrace, bpftool } : undefined;
+
+/**
+ * The tracepoints a BPF program of process `pid` is attached to now (`bpftool perf list`: the
+ * kernel's answer for each perf event fd of the process that holds a program).
+ */
+function attachedTracepoints(tool: string, pid: number): string[] {
+  const list = JSON.parse(execFileSync(tool, ['perf', 'list', '-j'], { encoding: 'utf8' }) || '[]') as { pid: number; fd_type: string; tracepoint?: string }[];
+  return list.filter((e) => e.pid === pid && e.fd_type === 'tracepoint' && e.tracepoint !== undefined).map((e) => e.tracepoint as string);
+}
 
 const getpriority = 140; // x86_64
 const calls = 20_000;
@@ -63,8 +80,8 @@ describe.skipIf(skip !== undefined || !isX86)('the agent on the live feed (root,
     });
 
     let bpf: { out: string; exited: Promise<unknown>; kill: () => void } | undefined;
-    if (bpftrace) {
-      const child = spawn(bpftrace, ['-e', `tracepoint:raw_syscalls:sys_enter /args->id == ${getpriority}/ { @n = count(); }`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    if (differential) {
+      const child = spawn(differential.bpftrace, ['-e', `tracepoint:raw_syscalls:sys_enter /args->id == ${getpriority}/ { @n = count(); }`], { stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       child.stdout.on('data', (c) => {
         out += c;
@@ -73,16 +90,23 @@ describe.skipIf(skip !== undefined || !isX86)('the agent on the live feed (root,
         out += c;
       });
       bpf = { get out() { return out; }, exited: new Promise((r) => child.once('exit', r)), kill: () => child.kill('SIGINT') };
-      await waitFor('bpftrace attached', () => bpf!.out.includes('Attaching'), 60_000);
       // bpftrace prints `Attaching 1 probe...` before the attach completes (CI once saw it miss the
-      // first ~1,000 of 20,000 calls): give the attach a second before the counted window
-      await new Promise((r) => setTimeout(r, 1000));
+      // first ~1,000 of 20,000 calls after that line): the counted window opens when the kernel
+      // shows its program on sys_enter (a fixed 1 s sleep stood here)
+      await waitFor(
+        'bpftrace attached to raw_syscalls:sys_enter (bpftool perf list)',
+        () => {
+          if (child.exitCode !== null) throw new Error(`bpftrace exited: ${bpf!.out}`);
+          return attachedTracepoints(differential.bpftool, child.pid!).includes('sys_enter');
+        },
+        60_000,
+      );
     }
     for (let i = 0; i < calls; i++) getPriority(0);
     const windowEnd = Date.now();
     let bpfCount: number | undefined;
     if (bpf) {
-      await new Promise((r) => setTimeout(r, 500));
+      // a tracepoint program runs inside the system call: every call above is counted by now
       bpf.kill();
       await bpf.exited;
       bpfCount = Number(/@n: (\d+)/.exec(bpf.out)?.[1]);

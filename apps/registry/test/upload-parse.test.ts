@@ -62,7 +62,6 @@ describe.each(backends)('kernel.upload parsing on a worker on %s', (backend) => 
     spins.push(600_000);
     let ticks = 0;
     const timer = setInterval(() => ticks++, 20);
-    const started = Date.now();
     const slow = t.owner.kernel.upload({ name: 'slow', traceDat: dat }).then(
       () => undefined,
       (err: unknown) => err,
@@ -71,8 +70,8 @@ describe.each(backends)('kernel.upload parsing on a worker on %s', (backend) => 
     await expect(t.owner.kernel.list()).resolves.toEqual({ profiles: [], nextCursor: null });
     const err = await slow;
     clearInterval(timer);
+    // refused by the deadline (2 s), not when the worker's 600 s spin ended: the message says which
     expect(err).toMatchObject({ code: 'BAD_REQUEST', message: 'kernel upload: trace.dat: not decoded within 2 s (the file may be hostile or corrupt)' });
-    expect(Date.now() - started).toBeLessThan(60_000);
     expect(ticks).toBeGreaterThan(20);
     expect(await h.counts()).toEqual(before);
     expect(h.deps.uploads.workers).toBe(0);
