@@ -4,7 +4,7 @@
 // that; where bpftrace is installed, bpftrace counts the same window and the two agree within 1%.
 // SIGTERM stops the agent with exit 0 and its tracefs instance gone; after a SIGKILL the next
 // start removes the instance the killed process left.
-import { execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +24,24 @@ try {
 } catch {
   bpftrace = undefined;
 }
+let bpftool: string | undefined;
+try {
+  bpftool = execFileSync('which', ['bpftool'], { encoding: 'utf8' }).trim() || undefined;
+} catch {
+  bpftool = undefined;
+}
 if (!skip && !bpftrace) console.log('the live agent test runs without its bpftrace differential: bpftrace is not installed');
+if (!skip && bpftrace && !bpftool) console.log('the live agent test runs without its bpftrace differential: bpftool (which shows when bpftrace has attached) is not installed');
+const differential = bpftrace && bpftool ? { bpftrace, bpftool } : undefined;
+
+/**
+ * The tracepoints a BPF program of process `pid` is attached to now (`bpftool perf list`: the
+ * kernel's answer for each perf event fd of the process that holds a program).
+ */
+function attachedTracepoints(tool: string, pid: number): string[] {
+  const list = JSON.parse(execFileSync(tool, ['perf', 'list', '-j'], { encoding: 'utf8' }) || '[]') as { pid: number; fd_type: string; tracepoint?: string }[];
+  return list.filter((e) => e.pid === pid && e.fd_type === 'tracepoint' && e.tracepoint !== undefined).map((e) => e.tracepoint as string);
+}
 
 const getpriority = 140; // x86_64
 const calls = 20_000;
@@ -35,12 +52,14 @@ const instancesOf = (pid: number) => readdirSync(join(tracefs, 'instances')).fil
 
 let reg: TestRegistry;
 const running: AgentProcess[] = [];
+const bpftraces: ChildProcess[] = [];
 beforeAll(async () => {
   if (skip) return;
   reg = await startTestRegistry();
 });
 afterAll(async () => {
   for (const a of running) if (a.child.exitCode === null && a.child.signalCode === null) a.child.kill('SIGKILL');
+  for (const c of bpftraces) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   await reg?.close();
 });
 
@@ -62,9 +81,9 @@ describe.skipIf(skip !== undefined || !isX86)('the agent on the live feed (root,
       return name && readFileSync(join(tracefs, 'instances', name, 'events/raw_syscalls/sys_enter/enable'), 'utf8').trim() === '1' ? name : undefined;
     });
 
-    let bpf: { out: string; exited: Promise<unknown>; kill: () => void } | undefined;
-    if (bpftrace) {
-      const child = spawn(bpftrace, ['-e', `tracepoint:raw_syscalls:sys_enter /args->id == ${getpriority}/ { @n = count(); }`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let bpf: { out: string; exited: Promise<unknown>; kill: () => void; child: ChildProcess } | undefined;
+    if (differential) {
+      const child = spawn(differential.bpftrace, ['-e', `tracepoint:raw_syscalls:sys_enter /args->id == ${getpriority}/ { @n = count(); }`], { stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       child.stdout.on('data', (c) => {
         out += c;
@@ -72,19 +91,33 @@ describe.skipIf(skip !== undefined || !isX86)('the agent on the live feed (root,
       child.stderr.on('data', (c) => {
         out += c;
       });
-      bpf = { get out() { return out; }, exited: new Promise((r) => child.once('exit', r)), kill: () => child.kill('SIGINT') };
-      await waitFor('bpftrace attached', () => bpf!.out.includes('Attaching'), 60_000);
+      bpftraces.push(child);
+      bpf = { get out() { return out; }, exited: new Promise((r) => child.once('exit', r)), kill: () => child.kill('SIGINT'), child };
       // bpftrace prints `Attaching 1 probe...` before the attach completes (CI once saw it miss the
-      // first ~1,000 of 20,000 calls): give the attach a second before the counted window
-      await new Promise((r) => setTimeout(r, 1000));
+      // first ~1,000 of 20,000 calls after that line): the counted window opens when the kernel
+      // shows its program on sys_enter (a fixed 1 s sleep stood here)
+      await waitFor(
+        'bpftrace attached to raw_syscalls:sys_enter (bpftool perf list)',
+        () => {
+          if (child.exitCode !== null) throw new Error(`bpftrace exited: ${bpf!.out}`);
+          return attachedTracepoints(differential.bpftool, child.pid!).includes('sys_enter');
+        },
+        60_000,
+      );
     }
     for (let i = 0; i < calls; i++) getPriority(0);
     const windowEnd = Date.now();
     let bpfCount: number | undefined;
     if (bpf) {
-      await new Promise((r) => setTimeout(r, 500));
-      bpf.kill();
-      await bpf.exited;
+      // a tracepoint program runs inside the system call: every call above is counted by now
+      // SIGINT: bpftrace prints its maps and exits. One sent right after the attach can be lost
+      // (seen here under load: bpftrace went on, attached, and the test waited for it to its
+      // timeout), so it is sent again every 2 s until bpftrace exits (bounded: a minute).
+      for (let i = 0; i < 30 && bpf.child.exitCode === null && bpf.child.signalCode === null; i++) {
+        bpf.kill();
+        await Promise.race([bpf.exited, new Promise((r) => setTimeout(r, 2000))]);
+      }
+      if (bpf.child.exitCode === null && bpf.child.signalCode === null) throw new Error(`bpftrace did not exit on SIGINT within a minute: ${bpf.out}`);
       bpfCount = Number(/@n: (\d+)/.exec(bpf.out)?.[1]);
       expect(bpfCount).toBeGreaterThanOrEqual(calls);
     }

@@ -44,8 +44,8 @@ describe('the verifier pool', () => {
       const bytes = new Uint8Array(switchCount);
       const task = (tenant: string, n: number) => pool.readArtifact(tenant, bytes).then(() => done.push(`${tenant}${n}`));
       const burst = [1, 2, 3].map((n) => task('a', n));
-      await new Promise((r) => setTimeout(r, 50));
-      expect(pool.load('a')).toEqual({ running: 1, waiting: 2 });
+      // a's first task on a worker, the other two queued (a fixed 50 ms sleep stood here)
+      await vi.waitFor(() => expect(pool.load('a')).toEqual({ running: 1, waiting: 2 }), { timeout: 10_000, interval: 5 });
       const other = task('b', 1);
       expect(pool.load('b')).toEqual({ running: 1, waiting: 0 });
       await Promise.all([...burst, other]);
@@ -62,8 +62,11 @@ describe('the verifier pool', () => {
     try {
       expect(await pool.warm()).toBe(true);
       const bytes = new Uint8Array(switchCount);
-      await Promise.all([pool.readArtifact('a', bytes), pool.readArtifact('b', bytes)]);
-      expect(pool.workers).toBe(2);
+      const both = Promise.all([pool.readArtifact('a', bytes), pool.readArtifact('b', bytes)]);
+      // Two workers, counted while both are busy (no idle timer runs on a busy worker): counted
+      // after the tasks, the other worker's 100 ms idle timer could already have stopped it.
+      await vi.waitFor(() => expect(pool.workers).toBe(2), { timeout: 30_000, interval: 5 });
+      await both;
       // Until the idle timer (100 ms) has stopped the other one: a fixed 400 ms sleep stood here,
       // which a loaded machine's late timer can outlast. The kept worker has no timer at all.
       await vi.waitFor(() => expect(pool.workers).toBeLessThan(2), { timeout: 10_000, interval: 20 });

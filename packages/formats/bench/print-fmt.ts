@@ -3,6 +3,9 @@
 //  - render: formatRecord / formatRecordRaw per record for real 6.18 formats (records built from
 //    values trace-cmd printed), compiled evaluator vs the tree-walking reference, and the report's
 //    compiled byte writer (compileRecordWriter) where the event has one
+//  - hostile: parsePrintFmt on the robustness test's hostile print fmts (100k-deep nesting, 50k
+//    arguments): each parses or is refused; the time of all five is printed (the test asserts only
+//    what they give)
 // Run: pnpm --filter @probeyard/formats exec tsx --conditions=@probeyard/source bench/print-fmt.ts
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, release } from 'node:os';
@@ -15,6 +18,8 @@ import type { RenderEnv } from '../src/print-fmt/render-env.js';
 import { TextWriter } from '../src/print-fmt/text-writer.js';
 import { readEventsTarball } from '../src/profile/event-format-set.js';
 import { buildRecord, type FieldInput } from '../test/support/build-record.js';
+import { hostilePrintFmts } from '../test/support/hostile-inputs.js';
+import { parsePrintFmt } from '../src/print-fmt/parse-print-fmt.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fixtures = join(here, '../test/fixtures/formats/linux-6.18');
@@ -78,4 +83,20 @@ for (const [event, values, env] of cases) {
     : '-';
   const label = `${event}${env.handlers === 'print-fmt' ? ' (print fmt)' : ''}`;
   console.log(`  ${label.padEnd(32)} ${compiled.toFixed(2).padStart(8)}  ${reference.toFixed(2).padStart(9)}  ${raw.toFixed(2).padStart(8)}  ${written.padStart(11)}`);
+}
+
+{
+  let best = Infinity;
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    for (const text of hostilePrintFmts) {
+      try {
+        parsePrintFmt(text);
+      } catch {
+        // refused: a FormatError (test/robustness.test.ts checks which)
+      }
+    }
+    best = Math.min(best, performance.now() - t0);
+  }
+  console.log(`hostile print fmts: all ${hostilePrintFmts.length} (up to 100k deep or long) parsed or refused in ${best.toFixed(0)} ms (best of 3)`);
 }

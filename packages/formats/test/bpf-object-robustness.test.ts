@@ -10,6 +10,7 @@ import { readElf } from '../src/elf/elf-file.js';
 import type { ObjectSpec } from '../src/object/object-spec.js';
 import { readBpfObject } from '../src/object/read-bpf-object.js';
 import { tracepointFieldAccesses } from '../src/object/tracepoint-fields.js';
+import { bigFlatInputs } from './support/hostile-inputs.js';
 
 const dir = new URL('./fixtures/objects/', import.meta.url);
 const objects = ['sched_trace.o', 'legacy_probes.o', 'block_core.o', 'block_core.bpfeb.o'];
@@ -211,10 +212,8 @@ describe('hostile objects, case by case', () => {
     expect((r as FormatError).message).toMatch(/^load maps: type \d+: typedef\/qualifier chain longer than 32/);
   });
 
-  it('big inputs of zeros or 0xff are refused quickly', () => {
-    const t0 = performance.now();
-    expect(readOrFormatError(new Uint8Array(1 << 20))).toBeInstanceOf(FormatError);
-    expect(readOrFormatError(new Uint8Array(1 << 20).fill(0xff))).toBeInstanceOf(FormatError);
-    expect(performance.now() - t0).toBeLessThan(1000);
+  it('big inputs of zeros or 0xff are refused', () => {
+    // how quickly: a figure of bench/bpf-object.ts
+    for (const big of bigFlatInputs()) expect(readOrFormatError(big)).toBeInstanceOf(FormatError);
   });
 });

@@ -10,6 +10,7 @@ import { formatRecord, formatRecordRaw, formatRecordWith } from '../src/print-fm
 import { parsePrintFmt } from '../src/print-fmt/parse-print-fmt.js';
 import { readEventsTarball } from '../src/profile/event-format-set.js';
 import { fixtureText } from './support/fixtures.js';
+import { hostilePrintFmts } from './support/hostile-inputs.js';
 import { writeTar } from './support/write-tar.js';
 
 const texts = [
@@ -111,22 +112,15 @@ describe('robustness', () => {
     );
   });
 
-  it('hostile nesting and long inputs finish quickly', () => {
-    const start = Date.now();
-    for (const text of [
-      `"%d", ${'('.repeat(100_000)}`,
-      `"${'"'.repeat(50_000)}`,
-      `"%d", ${'-'.repeat(100_000)}1`,
-      `"${'%999999999d'.repeat(10)}", 1`,
-      `"%d"${', 1'.repeat(50_000)}`,
-    ]) {
+  it('hostile nesting and long inputs parse or throw a FormatError', () => {
+    // each one finishes (no runaway recursion, no stack overflow); how quickly is a figure of bench/print-fmt.ts
+    for (const text of hostilePrintFmts) {
       try {
         parsePrintFmt(text);
       } catch (e) {
         expectFormatError(e);
       }
     }
-    expect(Date.now() - start).toBeLessThan(5000);
   });
 
   it('mutated tarballs give a profile or a FormatError', async () => {

@@ -21,6 +21,7 @@ import { readProfile } from '@probeyard/compat/node';
 import { type EventFormat, TraceRecord } from '@probeyard/formats';
 import { openTraceDatFile, openTraceDatStream, openTracefsStream, removeStaleInstances } from '@probeyard/formats/node';
 import { Dispatcher, loadForProfile, loadSpec } from '../src/index.js';
+import { findCorpus } from '../../../tooling/scripts/find-corpus.mjs';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const arg = (name: string) => process.argv.includes(name);
@@ -45,9 +46,7 @@ const syscountSpec = async (): Promise<ProgramSpec> => readProgramSpec(new Uint8
 // ---- 1. replay ---------------------------------------------------------------------------------
 
 async function replay(): Promise<void> {
-  const big = ['../../../../shared/corpus/trace-dat/big/big.dat', '/work/shared/corpus/trace-dat/big/big.dat']
-    .map((p) => (p.startsWith('/') ? p : join(import.meta.dirname, p)))
-    .find((p) => existsSync(p));
+  const big = findCorpus('trace-dat/big/big.dat');
   if (!big) {
     console.log('replay: skipped: the corpus big.dat is absent');
     return;

@@ -3,7 +3,7 @@
 // controlled workload makes N pread64 calls at offsets no other process uses. Both must count
 // exactly N, draw the same histograms (bucket boundaries, labels, bars) and print the same printf
 // lines. Skips, saying why, without root, bpftrace, tracefs or the syscalls tracepoints.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readProfile } from '@probeyard/compat/node';
 import { openTracefsStream, removeStaleInstances } from '@probeyard/formats/node';
@@ -29,7 +29,18 @@ async function hasBpftrace(): Promise<boolean> {
   });
 }
 
-const missing = whyMissing() ?? ((await hasBpftrace()) ? undefined : 'bpftrace is not installed');
+async function hasBpftool(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const p = spawn('bpftool', ['version'], { stdio: 'ignore' });
+    p.on('error', () => resolve(false));
+    p.on('exit', (code) => resolve(code === 0));
+  });
+}
+
+const missing =
+  whyMissing() ??
+  ((await hasBpftrace()) ? undefined : 'bpftrace is not installed') ??
+  ((await hasBpftool()) ? undefined : 'bpftool (which shows when bpftrace has attached) is not installed');
 if (missing) console.log(`script differential against bpftrace skipped: ${missing}`);
 
 const N = 3000;
@@ -65,6 +76,15 @@ async function until(what: string, ok: () => boolean, ms: number): Promise<void>
   }
 }
 
+/**
+ * The tracepoints a BPF program of process `pid` is attached to now (`bpftool perf list`: the
+ * kernel's answer for each perf event fd of the process that holds a program).
+ */
+function attachedTracepoints(pid: number): string[] {
+  const list = JSON.parse(execFileSync('bpftool', ['perf', 'list', '-j'], { encoding: 'utf8' }) || '[]') as { pid: number; fd_type: string; tracepoint?: string }[];
+  return list.filter((e) => e.pid === pid && e.fd_type === 'tracepoint' && e.tracepoint !== undefined).map((e) => e.tracepoint as string);
+}
+
 /** Lines of a histogram section (`@name: ` to its blank line). */
 const histogram = (text: string, name: string) => new RegExp(`^@${name}: \\n(?:[^\\n]+\\n)*`, 'm').exec(text)?.[0];
 
@@ -73,10 +93,10 @@ describe.skipIf(missing !== undefined)('the same script in bpftrace and here, on
     removeStaleInstances();
     const bt = spawn('bpftrace', ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
     const btOut = collect(bt);
-    await until('bpftrace to attach', () => /Attaching \d+ probe/.test(btOut.out()), 60_000);
-    // bpftrace prints the line before the attach completes (the agent's live test once saw it miss
-    // 980 of 20,000 calls right after it): give the attach a second.
-    await sleep(1000);
+    // bpftrace prints `Attaching 1 probe...` before the attach completes (the agent's live test
+    // once saw it miss 980 of 20,000 calls right after it): the workload starts when the kernel
+    // shows bpftrace's program on the tracepoint (a fixed 1 s sleep stood here)
+    await until('bpftrace attached to sys_enter_pread64 (bpftool perf list)', () => attachedTracepoints(bt.pid!).includes('sys_enter_pread64'), 60_000);
 
     const profile = await readProfile('live');
     const compiled = await compileScript(script, { target: targetOfProfile(profile), name: 'differential.bt' });
@@ -88,12 +108,16 @@ describe.skipIf(missing !== undefined)('the same script in bpftrace and here, on
     const target = dispatcher.attach('differential', outcome.loaded);
     let text = '';
     const session = new ScriptSession(outcome.loaded, { onText: (t) => (text += t) });
+    // the instance's event is enabled when openTracefsStream returns (records wait in its ring
+    // buffer until read): nothing to wait for before the workload (a fixed 500 ms sleep stood here)
     const running = session.run(stream, dispatcher);
-    await sleep(500);
 
     const work = spawn(process.execPath, ['-e', workload], { stdio: 'ignore' });
     expect(await collect(work).exited).toBe(0);
-    await sleep(1500);
+    // both sides have seen every call: our feed read them, bpftrace printed a line for each (a
+    // fixed 1.5 s sleep stood here)
+    const printed = (s: string) => s.split('\n').filter((l) => /^\d+ /.test(l)).length;
+    await until(`${N} calls seen here and printed by bpftrace`, () => target.eventsSeen >= N && printed(btOut.out()) >= N, 60_000);
     bt.kill('SIGINT');
     await btOut.exited;
     await stream.close();

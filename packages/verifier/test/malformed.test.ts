@@ -75,10 +75,11 @@ describe('termination', () => {
     fc.assert(
       fc.property(fc.array(insn, { minLength: 1, maxLength: 40 }), (insns) => {
         const bytes = encodeInsns([...insns, { opcode: 0xb7, dst: 0 }, { opcode: 0x95 }]);
-        const t = performance.now();
         const r = verify(bytes, { insnLimit: 100_000, timeLimitMs: 5_000 });
-        expect(performance.now() - t).toBeLessThan(6_000);
         expect(typeof r.ok).toBe('boolean');
+        // within the limits: the walk stops at the instruction budget (the limit + the one that
+        // crossed it); the time limit is the code's own deadline, a loaded machine may reach it first
+        expect(r.stats.insnsProcessed).toBeLessThanOrEqual(100_001);
       }),
       { numRuns: 300 },
     );

@@ -6,10 +6,11 @@
 //     <before>/packages/vm/src/index.ts <after>/packages/vm/src/index.ts [--rounds 9] [--only REGEX]
 //
 // (e.g. the before from `git worktree add ../before main`, with `pnpm install` run there)
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { syscountSource } from '../test/runtime.test-program.js';
+import { findCorpus } from '../../../tooling/scripts/find-corpus.mjs';
 
 type Package = typeof import('../src/index.js');
 type Vm = InstanceType<Package['Vm']>;
@@ -24,9 +25,7 @@ if (!beforePath || !afterPath) {
 }
 const rounds = Number(option('--rounds')) || 9;
 const only = option('--only') ? new RegExp(option('--only') as string) : undefined;
-const corpus = ['../../../shared/corpus', '/work/shared/corpus']
-  .map((p) => (p.startsWith('/') ? p : join(import.meta.dirname, p)))
-  .find((p) => existsSync(p));
+const corpus = findCorpus();
 if (!corpus) {
   console.log('ab: the shared corpus (perf-workloads) is absent; nothing to measure');
   process.exit(0);

@@ -2,16 +2,15 @@
 // into its parts, each measured side by side in one process (ns per run, medians of rounds).
 //
 //   pnpm --filter @probeyard/vm exec tsx --conditions=@probeyard/source bench/per-run.ts
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { EventRuntime, type LoadedProgram, loadProgramOrThrow, Vm } from '../src/index.js';
 import { KernelProgType, KernelRunner } from '../src/node/index.js';
 import { slot } from '../test/slot.js';
+import { findCorpus } from '../../../tooling/scripts/find-corpus.mjs';
 
-const corpus = ['../../../shared/corpus', '/work/shared/corpus']
-  .map((p) => (p.startsWith('/') ? p : join(import.meta.dirname, p)))
-  .find((p) => existsSync(p));
+const corpus = findCorpus();
 if (!corpus) {
   console.log('per-run: the shared corpus (perf-workloads) is absent; nothing to measure');
   process.exit(0);

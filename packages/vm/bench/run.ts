@@ -38,10 +38,9 @@ function readTracepointId(system: string, event: string): number | undefined {
   return undefined;
 }
 import { readTracePipeRaw } from '../test/trace-pipe-raw.js';
+import { findCorpus } from '../../../tooling/scripts/find-corpus.mjs';
 
-const corpus = ['../../../shared/corpus', '/work/shared/corpus']
-  .map((p) => (p.startsWith('/') ? p : join(import.meta.dirname, p)))
-  .find((p) => existsSync(p));
+const corpus = findCorpus();
 if (!corpus) {
   console.log('bench: the shared corpus (perf-workloads) is absent; nothing to measure');
   process.exit(0);

@@ -2,9 +2,9 @@
 // started as its own process against it (`probeyard-web --registry URL --port 0`, as an operator
 // would), and Debian's Chromium driven by playwright-core. Everything says why it skips.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, type Stats, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppRouter } from '@probeyard/registry';
 import { readAdminCredential, type RunningRegistry, startRegistry } from '@probeyard/registry/server';
@@ -23,10 +23,50 @@ export const chromiumPath = process.env.PROBEYARD_CHROMIUM ?? '/usr/bin/chromium
 export const browserSkipReason = existsSync(chromiumPath) ? undefined : `no Chromium at ${chromiumPath} (apt-get install chromium)`;
 if (browserSkipReason) console.warn(`skipping browser tests: ${browserSkipReason}`);
 
-/** The production build (`.next/`): made once when missing (CI's `pnpm build` makes it before the tests). */
+/**
+ * What the production build is made from: the app's sources and settings, and the `dist/` of the
+ * packages it bundles (`pnpm build` of a package rewrites them). Tests beside the code are not in it.
+ */
+const buildInputs = [
+  ...['src', 'bin', 'next.config.ts', 'package.json', 'tsconfig.json', 'tsconfig.server.json'].map((p) => join(webDir, p)),
+  ...['compat', 'formats', 'isa', 'runtime', 'script', 'verifier'].map((p) => join(webDir, '..', '..', 'packages', p, 'dist')),
+];
+
+/** The newest modification time (ms) of `path` or of any file under it, skipping tests and node_modules; 0 when absent. */
+function newestMtimeMs(path: string): number {
+  let st: Stats;
+  try {
+    st = statSync(path);
+  } catch {
+    return 0;
+  }
+  if (!st.isDirectory()) return /\.test\.tsx?$/.test(path) ? 0 : st.mtimeMs;
+  let newest = 0;
+  for (const entry of readdirSync(path)) {
+    if (entry === 'node_modules') continue;
+    newest = Math.max(newest, newestMtimeMs(join(path, entry)));
+  }
+  return newest;
+}
+
+/** Why the production build must be made (again), or undefined when it is up to date. */
+export function webBuildStaleReason(): string | undefined {
+  const buildId = join(webDir, '.next', 'BUILD_ID');
+  if (!existsSync(buildId) || !existsSync(join(webDir, 'dist', 'server', 'start-web.js'))) return 'no production build yet';
+  const builtAt = statSync(buildId).mtimeMs;
+  const newer = buildInputs.find((p) => newestMtimeMs(p) > builtAt);
+  return newer ? `${relative(webDir, newer) || newer} changed after the build (.next/BUILD_ID)` : undefined;
+}
+
+/**
+ * The production build (`.next/`): made when missing (CI's `pnpm build` makes it before the
+ * tests) and made again when a source of it is newer than `.next/BUILD_ID`, so a local run never
+ * tests a stale build (a stat of some hundred files when it is up to date).
+ */
 export function ensureWebBuild(): void {
-  if (existsSync(join(webDir, '.next', 'BUILD_ID')) && existsSync(join(webDir, 'dist', 'server', 'start-web.js'))) return;
-  console.warn('web: no production build yet, building it once (pnpm --filter @probeyard/web build)');
+  const stale = webBuildStaleReason();
+  if (stale === undefined) return;
+  console.warn(`web: ${stale}: building it (pnpm --filter @probeyard/web build)`);
   execFileSync('pnpm', ['run', 'build'], { cwd: webDir, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
 }
 

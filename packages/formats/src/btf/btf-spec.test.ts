@@ -311,9 +311,8 @@ describe('hostile BTF', () => {
       cur = b.struct('', 4, members);
     }
     const btf = decodeBtf(b.build());
-    const t0 = performance.now();
+    // Without the budget these would walk 8^20 leaves (never finish); the throw is the budget.
     expect(() => formatBtfType(btf, cur)).toThrow(expect.objectContaining({ code: 'out-of-range' }));
     expect(() => btf.member(cur, 'missing')).toThrow(expect.objectContaining({ code: 'out-of-range' }));
-    expect(performance.now() - t0).toBeLessThan(2000);
   });
 });
