@@ -18,6 +18,7 @@ import { profileFormat, readProgramSpec } from '@probeyard/compat';
 import { readProfile } from '@probeyard/compat/node';
 import { type RecordBatch, TraceRecord } from '@probeyard/formats';
 import { openTraceDatFile } from '@probeyard/formats/node';
+import { findCorpus } from '../../../tooling/scripts/find-corpus.mjs';
 
 type Package = typeof import('../src/index.js');
 type LoadedSpec = import('../src/index.js').LoadedSpec;
@@ -39,9 +40,7 @@ const cpuNs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) * 1000;
 };
-const big = ['../../../../shared/corpus/trace-dat/big/big.dat', '/work/shared/corpus/trace-dat/big/big.dat']
-  .map((p) => (p.startsWith('/') ? p : join(import.meta.dirname, p)))
-  .find((p) => existsSync(p));
+const big = findCorpus('trace-dat/big/big.dat');
 if (!big) {
   console.log('split-ab: the corpus big.dat is absent');
   process.exit(0);

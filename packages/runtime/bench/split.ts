@@ -15,6 +15,7 @@ import { readProfile } from '@probeyard/compat/node';
 import { type RecordBatch, TraceRecord } from '@probeyard/formats';
 import { openTraceDatFile } from '@probeyard/formats/node';
 import { Dispatcher, type LoadedSpec, loadForProfile, loadSpec } from '../src/index.js';
+import { findCorpus } from '../../../tooling/scripts/find-corpus.mjs';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const argNum = (name: string, d: number) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : d);
@@ -27,9 +28,7 @@ const cpuNs = () => {
   return (u.user + u.system) * 1000;
 };
 
-const big = ['../../../../shared/corpus/trace-dat/big/big.dat', '/work/shared/corpus/trace-dat/big/big.dat']
-  .map((p) => (p.startsWith('/') ? p : join(import.meta.dirname, p)))
-  .find((p) => existsSync(p));
+const big = findCorpus('trace-dat/big/big.dat');
 if (!big) {
   console.log('split: the corpus big.dat is absent');
   process.exit(0);
