@@ -23,6 +23,7 @@ import { compileToWasm } from '../src/wasm/compile-wasm.js';
 /** How the program passes the key: copied to the stack (the usual), or a pointer that may be bad. */
 type KeyPointer =
   | { kind: 'stack' }
+  | { kind: 'stack-copied' }
   | { kind: 'context'; offset: number }
   | { kind: 'scalar'; value: number }
   | { kind: 'above-frame' }
@@ -33,7 +34,9 @@ function lookupSource(type: string, keySize: number, valueSize: number, entries:
   const r2 =
     pointer.kind === 'stack'
       ? '  r2 = r10\n  r2 += -128'
-      : pointer.kind === 'context'
+      : pointer.kind === 'stack-copied'
+        ? '  r5 = r10\n  r5 += -128\n  r2 = r5'
+        : pointer.kind === 'context'
         ? `  r2 = r6\n  r2 += ${pointer.offset}`
         : pointer.kind === 'scalar'
           ? `  r2 = ${pointer.value}`
@@ -208,6 +211,7 @@ describe('bpf_map_lookup_elem compiled inline', () => {
 
   it.each<[string, KeyPointer]>([
     ['a key read from the context, in range', { kind: 'context', offset: 3 }],
+    ['a key on the stack through a copied pointer (checked at run time)', { kind: 'stack-copied' }],
     ['a key running past the end of the context', { kind: 'context', offset: 133 }],
     ['a key before the start of the context', { kind: 'context', offset: -2 }],
     ['a NULL key', { kind: 'scalar', value: 0 }],
@@ -220,17 +224,18 @@ describe('bpf_map_lookup_elem compiled inline', () => {
         const source = lookupSource(type, keySize, 8, 16, pointer);
         const [interp, compiled] = (['interpreter', 'compiled'] as const).map((t) => system(source, t, 2)) as [System, System];
         const ctx = context(Uint8Array.from({ length: keySize + 3 }, (_, i) => i + 1), 0);
-        // the key the in-range context pointer names is present (for an array: index 1)
-        if (type === 'array') ctx.set([1, 0, 0, 0], 3);
+        // the key a good pointer names is present (for an array: index 1)
+        const keyAt = pointer.kind === 'context' ? 3 : 0;
+        if (type === 'array') ctx.set([1, 0, 0, 0], keyAt);
         for (const s of [interp, compiled]) {
-          expect(s.map.update(ctx.slice(3, 3 + keySize), new Uint8Array(s.map.userValueSize).fill(9))).toBe(0);
+          expect(s.map.update(ctx.slice(keyAt, keyAt + keySize), new Uint8Array(s.map.userValueSize).fill(9))).toBe(0);
         }
         const outcomes = [interp, compiled].map((s) => {
           const status = s.vm.run(s.lookup, ctx);
           return { status, fault: s.vm.fault?.message, r0: status === RunStatus.ok ? r0(s.vm) : undefined, count: s.vm.insnCount };
         });
         expect(outcomes[1]).toEqual(outcomes[0]);
-        if (pointer.kind === 'context' && pointer.offset === 3) {
+        if ((pointer.kind === 'context' && pointer.offset === 3) || pointer.kind === 'stack-copied') {
           expect(outcomes[0]?.status).toBe(RunStatus.ok);
           expect(outcomes[0]?.r0).not.toBe(0n);
           expect(compiled.helperLookups).toBe(0);
@@ -282,6 +287,43 @@ out:
     const n = sys[1]?.maps.get('n') as BpfMap;
     const compiled = compileToWasm(program, { lookups: [m.inlineLookup, n.inlineLookup] });
     expect(compiled.ok && compiled.inlineLookups).toBe(1);
+  });
+
+  it('reads a key on the stack of a BPF-to-BPF callee (its own frame)', () => {
+    const callee = `
+.map m hash key=4 value=8 entries=16
+  r6 = *(u32 *)(r1 + 0)
+  *(u32 *)(r10 - 4) = r6
+  r1 = r6
+  r1 += 1
+  call sub
+  exit
+sub:
+  *(u32 *)(r10 - 4) = r1
+  r1 = m ll
+  r2 = r10
+  r2 += -4
+  call bpf_map_lookup_elem
+  if r0 == 0 goto miss
+  r0 = *(u64 *)(r0 + 0)
+  exit
+miss:
+  r0 = 77
+  exit`;
+    const results = (['interpreter', 'compiled'] as const).map((tier) => {
+      const { vm, maps, programs } = loadAssembly(callee, { tier });
+      const program = [...programs.values()][0] as LoadedProgram;
+      expect(vm.tierOf(program)).toBe(tier);
+      const m = maps.get('m') as BpfMap;
+      for (let k = 0; k < 8; k++) m.update(Uint8Array.of(k, 0, 0, 0), Uint8Array.of(k * 10, 0, 0, 0, 0, 0, 0, 0));
+      return [0, 3, 6, 7, 9].map((k) => {
+        expect(vm.run(program, Uint8Array.of(k, 0, 0, 0))).toBe(RunStatus.ok);
+        return vm.r0;
+      });
+    });
+    // the key is the callee's (k + 1), not frame 0's k at the same offset
+    expect(results[0]).toEqual([10n, 40n, 70n, 77n, 77n]);
+    expect(results[1]).toEqual(results[0]);
   });
 
   it('is shared by VMs that share the map, and survives memory.grow', async () => {

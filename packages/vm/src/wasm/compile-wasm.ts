@@ -1460,13 +1460,45 @@ export function compileToWasm(p: LoadedProgram, options: CompileOptions = {}): W
     }
 
     /**
+     * When the block before the call at `i` sets r2 to r10 plus a constant (`r2 = r10; r2 +=
+     * -4`, as compilers pass a key on the stack), that constant; else undefined.
+     */
+    function stackOffsetOfR2(i: number): number | undefined {
+      let from = i;
+      while (from > 0 && !leader[from]) from--;
+      let off: number | undefined;
+      for (let j = from; j < i; j++) {
+        const o = OP[j] as number;
+        if (o === InternalOp.loadImm64) {
+          if (DST[j] === 2) off = undefined;
+          j++;
+        } else if (o === 0xbf && DST[j] === 2 && SRC[j] === 10) off = 0;
+        else if (o === 0x07 && DST[j] === 2 && off !== undefined) off += IMM[j] as number;
+        else if (writesRegister(o, DST[j] as number, SRC[j] as number, IMM[j] as number, 2)) off = undefined;
+      }
+      return off;
+    }
+
+    /**
      * `bpf_map_lookup_elem` of map `m` (r1 holds its handle): r0 = the value's address or 0, as
      * the helper sets it. The key pointer r2 is checked as the helper's `pointerArg` checks it
-     * (keySize bytes inside one region); when it fails, `br helper`: the helper faults.
+     * (keySize bytes inside one region); when it fails, `br helper`: the helper faults. A key at
+     * a constant offset from r10 inside the frame (`keyOnStack`) needs no check, as with a stack
+     * access through r10 (see `address`).
      */
-    function inlineLookup(m: number) {
+    function inlineLookup(m: number, keyOnStack: number | undefined) {
       const l = lookups[m] as InlineLookup;
       const region = FIRST_MAP_REGION + m;
+      if (keyOnStack !== undefined && keyOnStack >= -STACK_FRAME_SIZE && keyOnStack + l.keySize <= 0) {
+        w.byte(Op.localGet).u32(R10_32);
+        i32c(STACK_ADDR + keyOnStack);
+        w.byte(Op.i32Add).byte(Op.localSet).u32(X);
+      } else keyAddress(l.keySize);
+      lookupValue(l, region);
+    }
+
+    /** X = the linear address of the key r2 points at (`keySize` bytes inside one region), or `br helper`. */
+    function keyAddress(keySize: number) {
       // ID = the key's region id; 1 <= ID < the region count
       get(2);
       w.byte(Op.i64Const).s32(32).byte(Op.i64ShrU).byte(Op.i32WrapI64).byte(Op.localTee).u32(ID);
@@ -1484,7 +1516,7 @@ export function compileToWasm(p: LoadedProgram, options: CompileOptions = {}): W
       mem(Op.i32Load, LOW_ADDR);
       w.byte(Op.i64ExtendI32U).byte(Op.i64LtU);
       w.byte(Op.localGet).u32(T64);
-      i64c(l.keySize, 0);
+      i64c(keySize, 0);
       w.byte(Op.i64Add).byte(Op.localGet).u32(ID);
       mem(Op.i32Load, LEN_ADDR);
       w.byte(Op.i64ExtendI32U).byte(Op.i64GtU).byte(Op.i32Or);
@@ -1493,6 +1525,10 @@ export function compileToWasm(p: LoadedProgram, options: CompileOptions = {}): W
       w.byte(Op.localGet).u32(ID);
       mem(Op.i32Load, BASE_ADDR);
       get(2).byte(Op.i32WrapI64).byte(Op.i32Add).byte(Op.localSet).u32(X);
+    }
+
+    /** r0 = the address of the value of the key at X in map `l` (its region `region`), or 0. */
+    function lookupValue(l: InlineLookup, region: number) {
       if (l.kind === 'array') {
         // Y = the u32 index; found when below max_entries
         w.byte(Op.localGet).u32(X);
@@ -1974,6 +2010,7 @@ export function compileToWasm(p: LoadedProgram, options: CompileOptions = {}): W
           }
           const guesses = o === 0x85 && imm === HelperId.mapLookupElem ? lookupGuesses(i) : [];
           if (guesses.length > 0) {
+            const keyOnStack = stackOffsetOfR2(i);
             inlineSites.add(i);
             open(Op.block, 'lookup');
             open(Op.block, 'helper');
@@ -1982,7 +2019,7 @@ export function compileToWasm(p: LoadedProgram, options: CompileOptions = {}): W
               i64c(m, MAP_HANDLE_REGION);
               w.byte(Op.i64Eq);
               open(Op.if, 'if');
-              inlineLookup(m);
+              inlineLookup(m, keyOnStack);
               br('lookup');
               close();
             }
