@@ -26,6 +26,8 @@ export const CONTEXT_REGION = 1;
  * BPF-to-BPF call gets the next 512 bytes below, zeroed.
  */
 export const STACK_REGION = 2;
+/** Region id of the values of map 0 of a VM (map i: this + i), given in the order of the VM's maps. */
+export const FIRST_MAP_REGION = 3;
 /** High half of a map handle (a `BPF_PSEUDO_MAP_FD` load); the low half is the map index. */
 export const MAP_HANDLE_REGION = 0x7ffffff0;
 /**

@@ -96,8 +96,7 @@ export class Vm extends CompiledTier implements InterpreterHost {
    */
   readonly frameLoop = new Int32Array(MAX_FRAMES * 6);
 
-  /** CPU of the current event (`bpf_get_smp_processor_id`). */
-  cpu = 0;
+  // `cpu`, the current event's CPU, is an accessor of the memory model (memory/vm-memory.ts)
   /** Timestamp of the current event, ns, as halves (`bpf_ktime_get_ns`). */
   timeLo = 0;
   timeHi = 0;

@@ -1,6 +1,6 @@
 import { VmError } from '../errors.js';
 import { Errno, UpdateFlag } from './errno.js';
-import { BpfMap, type MapContext, type MapSpec, MapType, readUserValue, roundUp8, type ValueStore, writeUserValue } from './map.js';
+import { BpfMap, type InlineLookup, type MapContext, type MapSpec, MapType, readUserValue, roundUp8, type ValueStore, writeUserValue } from './map.js';
 
 function readIndex(bytes: Uint8Array, offset: number): number {
   return (
@@ -52,6 +52,22 @@ export class ArrayMap<T = never> extends BpfMap {
 
   get isFdArray(): boolean {
     return this.spec.type === MapType.progArray || this.spec.type === MapType.perfEventArray;
+  }
+
+  override get inlineLookup(): InlineLookup | undefined {
+    const t = this.spec.type;
+    if (t !== MapType.array && t !== MapType.percpuArray) return undefined;
+    return {
+      kind: 'array',
+      keySize: 4,
+      maxEntries: this.spec.maxEntries,
+      slotBytes: this.slotBytes,
+      cpuStride: this.perCpu ? this.spec.valueSize : 0,
+      cpuCount: this.cpuCount,
+      bucketsOffset: 0,
+      keysOffset: 0,
+      mask: 0,
+    };
   }
 
   override get userValueSize(): number {

@@ -1,7 +1,7 @@
 import { VmError } from '../errors.js';
 import { Errno, UpdateFlag } from './errno.js';
 import { HashTable } from './hash-table.js';
-import { BpfMap, type MapContext, type MapSpec, MapType, readUserValue, roundUp8, type ValueStore, writeUserValue } from './map.js';
+import { BpfMap, type InlineLookup, type MapContext, type MapSpec, MapType, readUserValue, roundUp8, type ValueStore, writeUserValue } from './map.js';
 
 /**
  * `BPF_MAP_TYPE_HASH`, `PERCPU_HASH`, `LRU_HASH` and `LRU_PERCPU_HASH`. A full hash map refuses
@@ -26,14 +26,40 @@ export class HashMap extends BpfMap {
     if (spec.keySize <= 0 || spec.valueSize <= 0 || spec.maxEntries <= 0) {
       throw new VmError('invalid-map', `create map ${spec.name}: key size, value size and max_entries must be > 0`);
     }
-    super(spec, spec.valueSize * cpus * spec.maxEntries);
+    super(spec, spec.valueSize * cpus * spec.maxEntries, HashTable.indexBytes(spec.keySize, spec.maxEntries));
     this.perCpu = perCpu;
     this.lru = spec.type === MapType.lruHash || spec.type === MapType.lruPercpuHash;
     this.cpuCount = cpus;
     this.slotBytes = spec.valueSize * cpus;
-    this.table = new HashTable(spec.keySize, spec.maxEntries);
+    // the index (buckets, keys) after the values, in the same storage (see BpfMap.placeStorage)
+    this.table = new HashTable(spec.keySize, spec.maxEntries, this.values.buffer as ArrayBuffer, this.indexOffset);
     this.prev = new Int32Array(this.lru ? spec.maxEntries : 0);
     this.next = new Int32Array(this.lru ? spec.maxEntries : 0);
+  }
+
+  protected override placeIndex(buffer: ArrayBuffer, byteOffset: number, copy: boolean): void {
+    this.table.place(buffer, byteOffset, copy);
+  }
+
+  /**
+   * HASH and PERCPU_HASH: a lookup from the program only reads the table. LRU maps are not
+   * looked up inline: a lookup from the program moves the key to the front of the LRU list,
+   * which lives in JavaScript.
+   */
+  override get inlineLookup(): InlineLookup | undefined {
+    if (this.lru) return undefined;
+    const cap = this.table.mask + 1;
+    return {
+      kind: 'hash',
+      keySize: this.spec.keySize,
+      maxEntries: this.spec.maxEntries,
+      slotBytes: this.slotBytes,
+      cpuStride: this.perCpu ? this.spec.valueSize : 0,
+      cpuCount: this.cpuCount,
+      bucketsOffset: this.indexOffset,
+      keysOffset: this.indexOffset + cap * 4,
+      mask: this.table.mask,
+    };
   }
 
   override get userValueSize(): number {

@@ -26,23 +26,89 @@ export interface MapContext {
 }
 
 /**
+ * How compiled code looks a key up in a map without calling into JavaScript
+ * (wasm/compile-wasm.ts, for `bpf_map_lookup_elem` on a map handle it knows): the map's shape,
+ * fixed for its life. A pointer to the value found is (the map's region, `slot * slotBytes +
+ * (cpu % cpuCount) * cpuStride`).
+ */
+export interface InlineLookup {
+  /** `array`: the key is a u32 index below maxEntries; `hash`: the probe of the map's hash table (hash-table.ts). */
+  kind: 'array' | 'hash';
+  keySize: number;
+  /** An array's index bound; a hash map's slots. */
+  maxEntries: number;
+  /** Bytes of one entry's values (every CPU's for per-CPU maps). */
+  slotBytes: number;
+  /** Per-CPU maps: bytes of one CPU's value, and the CPUs; otherwise 0 and 1. */
+  cpuStride: number;
+  cpuCount: number;
+  /** Hash maps: where the buckets and the keys arena start in the map's storage, and buckets - 1. */
+  bucketsOffset: number;
+  keysOffset: number;
+  mask: number;
+}
+
+/** A short text naming an {@link InlineLookup} (a part of the compiled module cache's key). */
+export function inlineLookupKey(l: InlineLookup): string {
+  return `${l.kind}/${l.keySize}/${l.maxEntries}/${l.slotBytes}/${l.cpuStride}/${l.cpuCount}/${l.bucketsOffset}/${l.keysOffset}/${l.mask}`;
+}
+
+/**
  * Base of every map. Values of maps a program can point into live in one `Uint8Array`
  * (`values`), which the VM maps as one memory region; a program's pointer to a value is
- * (region, byte offset of the value).
+ * (region, byte offset of the value). The values, and after them the map's index when it has
+ * one (a hash map's buckets and keys), are one block of storage ({@link storageBytes}) that the
+ * VM places in its linear memory ({@link placeStorage}).
  */
 export abstract class BpfMap {
   readonly spec: Readonly<MapSpec>;
   /** Value storage the program may point into, or an empty array. */
   values: Uint8Array;
+  /** Bytes of {@link values} (kept apart: a view's length reads 0 once memory.grow detached it). */
+  readonly valuesBytes: number;
+  /** Bytes of the index after the values (a hash map's buckets and keys), 0 for other maps. */
+  private readonly indexBytes: number;
   /** Region id the VM gave `values` (0 until a VM maps it). */
   regionId = 0;
 
-  protected constructor(spec: MapSpec, valuesBytes: number) {
+  protected constructor(spec: MapSpec, valuesBytes: number, indexBytes = 0) {
     this.spec = Object.freeze({ ...spec });
-    if (valuesBytes > 1 << 30) {
+    if (valuesBytes > 1 << 30 || indexBytes > 1 << 30) {
       throw new VmError('invalid-map', `create map ${spec.name}: value storage of ${valuesBytes} bytes is too large`);
     }
-    this.values = new Uint8Array(valuesBytes);
+    this.valuesBytes = valuesBytes;
+    this.indexBytes = indexBytes;
+    this.values = new Uint8Array(new ArrayBuffer(this.storageBytes), 0, valuesBytes);
+  }
+
+  /** Bytes of the map's storage: its values (rounded up to 8 bytes), then its index. */
+  get storageBytes(): number {
+    return roundUp8(this.valuesBytes) + this.indexBytes;
+  }
+
+  /** Where the index starts in the storage (8-byte aligned). */
+  protected get indexOffset(): number {
+    return roundUp8(this.valuesBytes);
+  }
+
+  /**
+   * Moves the storage ({@link storageBytes}) to `buffer` at `byteOffset` (8-byte aligned),
+   * copying the current bytes there first when `copy` (not after a memory.grow: the bytes are
+   * already there and the old views are detached).
+   */
+  placeStorage(buffer: ArrayBuffer, byteOffset: number, copy: boolean): void {
+    const values = new Uint8Array(buffer, byteOffset, this.valuesBytes);
+    if (copy) values.set(this.values);
+    this.values = values;
+    if (this.indexBytes > 0) this.placeIndex(buffer, byteOffset + this.indexOffset, copy);
+  }
+
+  /** Moves the index (see {@link placeStorage}); maps with one override it. */
+  protected placeIndex(_buffer: ArrayBuffer, _byteOffset: number, _copy: boolean): void {}
+
+  /** The shape compiled code needs to look keys up without JavaScript, or undefined (the helper then runs). */
+  get inlineLookup(): InlineLookup | undefined {
+    return undefined;
   }
 
   get name(): string {

@@ -13,8 +13,12 @@ import { MAX_FRAMES, STACK_FRAME_SIZE } from '../address.js';
  *   128  region lowest byte  [256 x i32]  (the Vm's regionLow)
  *  1152  region length       [256 x i32]  (the Vm's regionLength)
  *  2176  region base         [256 x i32]  (linear address of byte 0 of each region)
+ *  3200  misc state: the current CPU (see Misc)
  *  4096  the stack: 8 frames of 512 bytes (region 2)
- *  8192  each map's values, 8-byte aligned; then the context (the event record), last
+ *  8192  each map's storage, 8-byte aligned: its values (the map's region), then, for a hash
+ *        map, its index (buckets, then the keys arena: maps/hash-table.ts), which compiled
+ *        lookups probe and no program address reaches; then the staged pages (page-stage.ts);
+ *        then the context (the event record), last
  * ```
  */
 export const REG_LO_ADDR = 0;
@@ -40,6 +44,13 @@ export const MAX_REGIONS = 256;
 export const LOW_ADDR = 128;
 export const LEN_ADDR = LOW_ADDR + MAX_REGIONS * 4;
 export const BASE_ADDR = LEN_ADDR + MAX_REGIONS * 4;
+/** State besides the run state that compiled code reads (i32 each; {@link Misc}). */
+export const MISC_ADDR = BASE_ADDR + MAX_REGIONS * 4;
+/** Byte offsets inside the misc state. */
+export const Misc = {
+  /** The current event's CPU (`Vm.cpu`): per-CPU map lookups compiled inline. */
+  cpu: 0,
+} as const;
 export const STACK_ADDR = 4096;
 export const STACK_BYTES = STACK_FRAME_SIZE * MAX_FRAMES;
 export const MAPS_ADDR = STACK_ADDR + STACK_BYTES;

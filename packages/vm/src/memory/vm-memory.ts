@@ -18,6 +18,8 @@ import {
   LEN_ADDR,
   LOW_ADDR,
   MAPS_ADDR,
+  Misc,
+  MISC_ADDR,
   PAGE,
   REG_HI_ADDR,
   REG_LO_ADDR,
@@ -50,6 +52,9 @@ export class VmMemory {
    */
   protected memory: WasmMemory | undefined;
   protected runState = new Int32Array(8);
+  /** The state compiled code reads besides the run state (layout.ts, MISC_ADDR): the current CPU. */
+  protected miscState = new Int32Array(4);
+  private cpuValue = 0;
   private regionBase = new Int32Array(0);
   private mapAddr: number[] = [];
   /** Bytes of each map's values (kept apart: a view's length reads 0 once memory.grow detached it). */
@@ -122,11 +127,11 @@ export class VmMemory {
    */
   protected createMemory(stageBytes: number): string | undefined {
     let at = MAPS_ADDR;
-    this.mapBytes = this.maps.map((m) => m.values.length);
+    this.mapBytes = this.maps.map((m) => m.valuesBytes);
     this.regionCount = this.regionLength.length;
     this.mapAddr = this.maps.map((m) => {
       const a = at;
-      at += (m.values.length + 7) & ~7;
+      at += (m.storageBytes + 7) & ~7;
       return a;
     });
     this.stageAddr = at;
@@ -148,14 +153,15 @@ export class VmMemory {
       stack: this.regionBytes[STACK_REGION] as Uint8Array,
       context: this.contextBuffer,
     };
-    const mapValues = this.maps.map((m) => m.values);
     this.memory = memory;
-    this.bindViews();
     const buf = memory.buffer;
-    new Uint8Array(buf, STACK_ADDR, old.stack.length).set(old.stack);
+    // each map's storage (values, and a hash map's index) moves into this memory, with its bytes
     this.maps.forEach((m, i) => {
-      new Uint8Array(buf, this.mapAddr[i] as number, m.values.length).set(mapValues[i] as Uint8Array);
+      m.placeStorage(buf, this.mapAddr[i] as number, true);
+      this.regionBytes[3 + i] = m.values;
     });
+    this.bindViews();
+    new Uint8Array(buf, STACK_ADDR, old.stack.length).set(old.stack);
     this.regLo.set(old.lo);
     this.regHi.set(old.hi);
     this.regionLow.set(old.low);
@@ -169,6 +175,7 @@ export class VmMemory {
     });
     this.runState[State.regionCount / 4] = this.regionLength.length;
     this.runState[State.budget / 4] = this.budget;
+    this.miscState[Misc.cpu / 4] = this.cpuValue;
     return undefined;
   }
 
@@ -181,6 +188,7 @@ export class VmMemory {
     this.regLo = new Int32Array(buf, REG_LO_ADDR, 11);
     this.regHi = new Int32Array(buf, REG_HI_ADDR, 11);
     this.runState = new Int32Array(buf, STATE_ADDR, 8);
+    this.miscState = new Int32Array(buf, MISC_ADDR, 4);
     this.regionLow = new Int32Array(buf, LOW_ADDR, nr);
     this.regionLength = new Int32Array(buf, LEN_ADDR, nr);
     this.regionBase = new Int32Array(buf, BASE_ADDR, nr);
@@ -188,8 +196,15 @@ export class VmMemory {
     this.stackWords = new Float64Array(buf, STACK_ADDR, (STACK_FRAME_SIZE * MAX_FRAMES) / 8);
     this.setRegionBytes(STACK_REGION, stack);
     this.maps.forEach((m, i) => {
-      m.values = new Uint8Array(buf, this.mapAddr[i] as number, this.mapBytes[i] as number);
-      this.setRegionBytes(3 + i, m.values);
+      const at = this.mapAddr[i] as number;
+      if (m.values === this.regionBytes[3 + i]) {
+        m.placeStorage(buf, at, false);
+        this.setRegionBytes(3 + i, m.values);
+      } else {
+        // another VM took the storage since (maps can be shared): it stays there, and the next
+        // run here takes it back with its bytes (syncMapRegions)
+        this.setRegionBytes(3 + i, new Uint8Array(buf, at, this.mapBytes[i] as number));
+      }
     });
     this.memoryBytes = new Uint8Array(buf);
     this.contextBuffer = new Uint8Array(buf, this.contextAddr, buf.byteLength - this.contextAddr);
@@ -203,8 +218,8 @@ export class VmMemory {
   }
 
   /**
-   * A map's values may have been taken by another VM since this one last ran (several VMs can
-   * share maps): take them back (the compiled tier copies them into its memory).
+   * A map's storage may have been taken by another VM since this one last ran (several VMs can
+   * share maps): take it back (the compiled tier copies its values and index into its memory).
    */
   protected syncMapRegions(): void {
     const maps = this.maps;
@@ -213,10 +228,8 @@ export class VmMemory {
       const id = 3 + i;
       if (m.values === this.regionBytes[id]) continue;
       if (this.memory) {
-        const mine = new Uint8Array(this.memory.buffer, this.mapAddr[i] as number, this.mapBytes[i] as number);
-        mine.set(m.values);
-        m.values = mine;
-        this.setRegionBytes(id, mine);
+        m.placeStorage(this.memory.buffer, this.mapAddr[i] as number, true);
+        this.setRegionBytes(id, m.values);
       } else this.addRegion(id, m.values, this.regionKind[id] as RegionKind);
     }
   }
@@ -226,6 +239,18 @@ export class VmMemory {
     this.regionViews[id] = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.regionLength[id] = bytes.length;
     this.regionKind[id] = kind;
+  }
+
+  /**
+   * CPU of the current event (`bpf_get_smp_processor_id`, the value a per-CPU map's lookup
+   * gives). Kept in linear memory too, where compiled per-CPU lookups read it.
+   */
+  get cpu(): number {
+    return this.cpuValue;
+  }
+  set cpu(cpu: number) {
+    this.cpuValue = cpu;
+    this.miscState[Misc.cpu / 4] = cpu;
   }
 
   /** Why the last run stopped, when it did not end with `exit`. */

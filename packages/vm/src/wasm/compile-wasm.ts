@@ -1,7 +1,9 @@
-import { CONTEXT_REGION, FUNC_REGION, MAX_FRAMES, STACK_FRAME_SIZE, STACK_REGION } from '../address.js';
+import { CONTEXT_REGION, FIRST_MAP_REGION, FUNC_REGION, MAP_HANDLE_REGION, MAX_FRAMES, STACK_FRAME_SIZE, STACK_REGION } from '../address.js';
 import { callbackEntries } from '../callbacks.js';
 import { HelperId } from '../helper-ids.js';
 import { Errno } from '../maps/errno.js';
+import { HashConst } from '../maps/hash-table.js';
+import type { InlineLookup } from '../maps/map.js';
 import { InternalOp, type LoadedProgram } from '../program.js';
 import { BLOCK_VOID, ByteWriter, encodeModule, type FuncBody, Op, OpFc, ValType } from './wasm-encoder.js';
 import {
@@ -10,6 +12,8 @@ import {
   FAST_LOOPS_ADDR,
   LEN_ADDR,
   LOW_ADDR,
+  Misc,
+  MISC_ADDR,
   REG_HI_ADDR,
   REG_LO_ADDR,
   STACK_ADDR,
@@ -35,7 +39,12 @@ import {
  *   the region table in linear memory, checking it against the region's lowest byte and length;
  *   a stack access through r10 with a constant offset inside the frame is checked at compile time.
  * - Helpers (map operations included) are one imported function; r0..r5 go through the
- *   register file in memory around the call.
+ *   register file in memory around the call. Except `bpf_map_lookup_elem` on a map whose shape
+ *   the VM gives ({@link CompileOptions.lookups}: array, per-CPU array, hash and per-CPU hash
+ *   maps): when r1 holds that map's handle and r2 points at a key inside one region, the lookup
+ *   runs here, without JavaScript (an array's index bound, or the probe of the hash table that
+ *   the map keeps in linear memory, see emitHashFind); any other case calls the helper, which
+ *   answers or faults as it always does.
  * - Instruction counting and the budget check match the interpreter: counts per block, the check
  *   at every taken jump, call and after helper calls; a fault reports the same pc and count.
  * - Loop versioning: a counted self-loop whose trip count and access ranges can be computed on
@@ -52,6 +61,8 @@ export type WasmCompileResult =
       instructions: number;
       /** Self-loops compiled with an unchecked fast copy (versionPlan), by start pc. */
       versionedLoops: number[];
+      /** `bpf_map_lookup_elem` call sites compiled with an inline lookup (CompileOptions.lookups). */
+      inlineLookups: number;
     }
   | { ok: false; reason: string };
 
@@ -134,6 +145,14 @@ export function writtenRegisters(p: LoadedProgram): Set<number> {
   return out;
 }
 
+/** Whether an instruction (opcode `o`, not an `lddw`) writes register `r`. */
+function writesRegister(o: number, dst: number, src: number, imm: number, r: number): boolean {
+  if (o === 0x85 || o === InternalOp.callLocal || o === InternalOp.callReg) return r <= 5;
+  if (o === 0xc3 || o === 0xdb) return imm === 0xf1 ? r === 0 : (imm & 1) !== 0 && src === r;
+  const cls = o & 0x07;
+  return (cls === 0x00 || cls === 0x01 || cls === 0x04 || cls === 0x07) && dst === r;
+}
+
 /** The base register and size of the memory access at `i`, if it is one. */
 function accessOfInsn(o: number, dst: number, src: number): { base: number; size: number } | undefined {
   const cls = o & 0x07;
@@ -191,9 +210,34 @@ function isConditional(o: number): boolean {
   return code !== 0x00 && code !== 0x80 && code !== 0x90;
 }
 
-export function compileToWasm(p: LoadedProgram): WasmCompileResult {
+/** What a VM tells the compiler besides the program. */
+export interface CompileOptions {
+  /**
+   * By map index, the maps whose `bpf_map_lookup_elem` compiled code may do itself (the VM's
+   * lookup helper is the standard one, and the map's type allows it: `BpfMap.inlineLookup`).
+   * Hash maps with keys above {@link MAX_INLINE_KEY} bytes still call the helper.
+   */
+  lookups?: readonly (InlineLookup | undefined)[];
+}
+
+/** Largest hash key looked up inline (its hash and compare are unrolled per byte and per 8 bytes). */
+export const MAX_INLINE_KEY = 128;
+/** At a lookup whose r1 the block does not set from a map handle: the most maps tested at run time. */
+const MAX_LOOKUP_GUESSES = 4;
+
+export function compileToWasm(p: LoadedProgram, options: CompileOptions = {}): WasmCompileResult {
   const n = p.length;
   const { op: OP, dst: DST, src: SRC, off: OFF, imm: IMM, immHi: IMMHI, target: TGT } = p;
+  const lookups = options.lookups ?? [];
+  /** Maps the program loads a handle of that can be looked up inline, in order of first load. */
+  const inlineMaps: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (OP[i] !== InternalOp.loadImm64) continue;
+    const m = IMM[i] as number;
+    const l = IMMHI[i] === MAP_HANDLE_REGION ? lookups[m] : undefined;
+    if (l && (l.kind === 'array' || l.keySize <= MAX_INLINE_KEY) && !inlineMaps.includes(m)) inlineMaps.push(m);
+    i++;
+  }
 
   for (let i = 0; i < n; i++) {
     const o = OP[i] as number;
@@ -337,6 +381,8 @@ export function compileToWasm(p: LoadedProgram): WasmCompileResult {
     return { exitReg: x, step, mode, mask, le, boundReg, length: insnsBetween(start, last + 1), sites };
   }
   const versionedLoops: number[] = [];
+  /** Call sites compiled with an inline lookup (a set: a block can be emitted twice, see emitFastCopy). */
+  const inlineSites = new Set<number>();
 
   // functions: the entry and every reachable call target, each over the blocks it reaches
   const funcEntries: number[] = [0];
@@ -387,6 +433,16 @@ export function compileToWasm(p: LoadedProgram): WasmCompileResult {
 
   const written = writtenRegisters(p);
   written.add(2);
+  /** The hash probe function of each key size used (emitHashFind), after `start`. */
+  const findFuncs = new Map<number, number>();
+  const findFunc = (keySize: number) => {
+    let f = findFuncs.get(keySize);
+    if (f === undefined) {
+      f = FIRST_BPF_FUNC + funcEntries.length + 1 + findFuncs.size;
+      findFuncs.set(keySize, f);
+    }
+    return f;
+  };
   const bodies: FuncBody[] = [];
   for (let f = 0; f < funcEntries.length; f++) {
     bodies.push(emitFunction(funcEntries[f] as number, funcBlocks[f] as number[]));
@@ -449,13 +505,111 @@ export function compileToWasm(p: LoadedProgram): WasmCompileResult {
       { type: ValType.i32, mutable: true, init: 0 },
       { type: ValType.i32, mutable: true, init: 1 },
     ],
-    funcs: [{ typeIndex: 2, locals: [], code: run }, ...bodies, { typeIndex: 3, locals: [], code: start }],
+    funcs: [
+      { typeIndex: 2, locals: [], code: run },
+      ...bodies,
+      { typeIndex: 3, locals: [], code: start },
+      ...[...findFuncs.keys()].map((keySize) => emitHashFind(keySize)),
+    ],
     exports: [
       { name: 'run', funcIndex: RUN_FUNC },
       { name: 'start', funcIndex: FIRST_BPF_FUNC + bodies.length },
     ],
   });
-  return { ok: true, bytes, functions: funcEntries.length, instructions: insnsBetween(0, n), versionedLoops };
+  return { ok: true, bytes, functions: funcEntries.length, instructions: insnsBetween(0, n), versionedLoops, inlineLookups: inlineSites.size };
+
+  /**
+   * `find(key, buckets, keys, mask) -> slot or -1` for keys of `keySize` bytes: the same hash
+   * and probe as `HashTable.find` (maps/hash-table.ts) over the table's bytes in linear memory.
+   * FNV-1a 32 over the key's bytes, then `h ^= h >>> 16; h = imul(h, mix) ^ (h >>> 13)`; from
+   * bucket `h & mask`, linear probing: an empty bucket (-1) ends the probe (not found), a
+   * tombstone (-2) is passed over, a slot whose key equals the key is the answer. The table
+   * always keeps an empty bucket (at most half its buckets hold keys, a quarter tombstones).
+   */
+  function emitHashFind(keySize: number): FuncBody {
+    const KEY = 0;
+    const BUCKETS = 1;
+    const KEYS = 2;
+    const MASK = 3;
+    const H = 4;
+    const S = 5;
+    const AT = 6;
+    const f = new ByteWriter();
+    const get = (l: number) => f.byte(Op.localGet).u32(l);
+    const c32 = (v: number) => f.byte(Op.i32Const).s32(v);
+    const load = (op: number, local: number, offset: number) => get(local).byte(op).u32(0).u32(offset);
+    c32(HashConst.basis);
+    for (let k = 0; k < keySize; k++) {
+      load(Op.i32Load8U, KEY, k);
+      f.byte(Op.i32Xor);
+      c32(HashConst.prime);
+      f.byte(Op.i32Mul);
+    }
+    f.byte(Op.localTee).u32(H);
+    get(H);
+    c32(16);
+    f.byte(Op.i32ShrU).byte(Op.i32Xor).byte(Op.localTee).u32(H);
+    c32(HashConst.mix);
+    f.byte(Op.i32Mul);
+    get(H);
+    c32(13);
+    f.byte(Op.i32ShrU).byte(Op.i32Xor);
+    get(MASK);
+    f.byte(Op.i32And).byte(Op.localSet).u32(H);
+    f.byte(Op.loop).byte(BLOCK_VOID);
+    // S = buckets[H]
+    get(H);
+    c32(2);
+    f.byte(Op.i32Shl);
+    get(BUCKETS);
+    f.byte(Op.i32Add).byte(Op.i32Load).u32(0).u32(0).byte(Op.localTee).u32(S);
+    c32(-1);
+    f.byte(Op.i32Eq);
+    f.byte(Op.if).byte(BLOCK_VOID);
+    c32(-1);
+    f.byte(Op.return);
+    f.byte(Op.end);
+    get(S);
+    c32(0);
+    f.byte(Op.i32GeS);
+    f.byte(Op.if).byte(BLOCK_VOID);
+    // AT = keys + S * keySize; equal when every 8-, 4-, 2- and 1-byte piece is
+    get(KEYS);
+    get(S);
+    c32(keySize);
+    f.byte(Op.i32Mul).byte(Op.i32Add).byte(Op.localSet).u32(AT);
+    let at = 0;
+    let pieces = 0;
+    for (const [size, ld, eq] of [
+      [8, Op.i64Load, Op.i64Eq],
+      [4, Op.i32Load, Op.i32Eq],
+      [2, Op.i64Load16U, Op.i64Eq],
+      [1, Op.i32Load8U, Op.i32Eq],
+    ] as const) {
+      while (keySize - at >= size) {
+        load(ld, AT, at);
+        load(ld, KEY, at);
+        f.byte(eq);
+        if (pieces++ > 0) f.byte(Op.i32And);
+        at += size;
+      }
+    }
+    f.byte(Op.if).byte(BLOCK_VOID);
+    get(S);
+    f.byte(Op.return);
+    f.byte(Op.end);
+    f.byte(Op.end);
+    // H = (H + 1) & mask
+    get(H);
+    c32(1);
+    f.byte(Op.i32Add);
+    get(MASK);
+    f.byte(Op.i32And).byte(Op.localSet).u32(H);
+    f.byte(Op.br).u32(0);
+    f.byte(Op.end);
+    f.byte(Op.unreachable);
+    return { typeIndex: 3, locals: [[3, ValType.i32]], code: f };
+  }
 
   function emitFunction(entry: number, blocks: number[]): FuncBody {
     const w = new ByteWriter();
@@ -1256,6 +1410,170 @@ export function compileToWasm(p: LoadedProgram): WasmCompileResult {
       close(); // flags
     }
 
+    /** A helper call through the import (id `imm`, or r`s` for callx): r0..r5 through the register file. */
+    function helperCall(i: number, o: number, s: number, imm: number) {
+      storeRegs(0, 5);
+      if (o === 0x85) i32c(imm);
+      else get(s).byte(Op.i32WrapI64);
+      i32c(i);
+      w.byte(Op.localGet).u32(FRAME).byte(Op.call).u32(HELPER_FUNC).byte(Op.localSet).u32(X);
+      i32c(0);
+      mem(Op.i64Load32U, REG_LO_ADDR);
+      i32c(0);
+      mem(Op.i64Load32U, REG_HI_ADDR);
+      w.byte(Op.i64Const).s32(32).byte(Op.i64Shl).byte(Op.i64Or);
+      set(0);
+      w.byte(Op.localGet).u32(X);
+      open(Op.if, 'if');
+      i32c(i);
+      set(PC);
+      w.byte(Op.localGet).u32(X);
+      i32c(AbortKind.helper);
+      w.byte(Op.i32Add);
+      set(KIND);
+      br('exit');
+      close();
+    }
+
+    /**
+     * The maps the lookup at `i` may name in r1, each then tested at run time: the map whose
+     * handle the block loads into r1 last before the call (the usual `r1 = map ll` a few
+     * instructions above); none when the block sets r1 to another map or a constant; otherwise
+     * (r1 set in another block, or computed) the first few maps of the program.
+     */
+    function lookupGuesses(i: number): number[] {
+      let from = i;
+      while (from > 0 && !leader[from]) from--;
+      let known = -3; // -3: r1 not set in this block; -2: computed; -1: a constant
+      for (let j = from; j < i; j++) {
+        const o = OP[j] as number;
+        if (o === InternalOp.loadImm64) {
+          if (DST[j] === 1) known = IMMHI[j] === MAP_HANDLE_REGION ? (IMM[j] as number) : -1;
+          j++;
+        } else if (writesRegister(o, DST[j] as number, SRC[j] as number, IMM[j] as number, 1)) {
+          known = o === 0xb7 || o === 0xb4 ? -1 : -2;
+        }
+      }
+      if (known >= 0) return inlineMaps.includes(known) ? [known] : [];
+      if (known === -1) return [];
+      return inlineMaps.slice(0, MAX_LOOKUP_GUESSES);
+    }
+
+    /**
+     * When the block before the call at `i` sets r2 to r10 plus a constant (`r2 = r10; r2 +=
+     * -4`, as compilers pass a key on the stack), that constant; else undefined.
+     */
+    function stackOffsetOfR2(i: number): number | undefined {
+      let from = i;
+      while (from > 0 && !leader[from]) from--;
+      let off: number | undefined;
+      for (let j = from; j < i; j++) {
+        const o = OP[j] as number;
+        if (o === InternalOp.loadImm64) {
+          if (DST[j] === 2) off = undefined;
+          j++;
+        } else if (o === 0xbf && DST[j] === 2 && SRC[j] === 10) off = 0;
+        else if (o === 0x07 && DST[j] === 2 && off !== undefined) off += IMM[j] as number;
+        else if (writesRegister(o, DST[j] as number, SRC[j] as number, IMM[j] as number, 2)) off = undefined;
+      }
+      return off;
+    }
+
+    /**
+     * `bpf_map_lookup_elem` of map `m` (r1 holds its handle): r0 = the value's address or 0, as
+     * the helper sets it. The key pointer r2 is checked as the helper's `pointerArg` checks it
+     * (keySize bytes inside one region); when it fails, `br helper`: the helper faults. A key at
+     * a constant offset from r10 inside the frame (`keyOnStack`) needs no check, as with a stack
+     * access through r10 (see `address`).
+     */
+    function inlineLookup(m: number, keyOnStack: number | undefined) {
+      const l = lookups[m] as InlineLookup;
+      const region = FIRST_MAP_REGION + m;
+      if (keyOnStack !== undefined && keyOnStack >= -STACK_FRAME_SIZE && keyOnStack + l.keySize <= 0) {
+        w.byte(Op.localGet).u32(R10_32);
+        i32c(STACK_ADDR + keyOnStack);
+        w.byte(Op.i32Add).byte(Op.localSet).u32(X);
+      } else keyAddress(l.keySize);
+      lookupValue(l, region);
+    }
+
+    /** X = the linear address of the key r2 points at (`keySize` bytes inside one region), or `br helper`. */
+    function keyAddress(keySize: number) {
+      // ID = the key's region id; 1 <= ID < the region count
+      get(2);
+      w.byte(Op.i64Const).s32(32).byte(Op.i64ShrU).byte(Op.i32WrapI64).byte(Op.localTee).u32(ID);
+      i32c(1);
+      w.byte(Op.i32Sub).byte(Op.localGet).u32(NR1).byte(Op.i32GeU);
+      w.byte(Op.brIf).u32(depth('helper'));
+      w.byte(Op.localGet).u32(ID);
+      i32c(2);
+      w.byte(Op.i32Shl).byte(Op.localSet).u32(ID);
+      // lowest byte <= lo and lo + keySize <= length (lo unsigned, in 64 bits)
+      get(2);
+      i64c(-1, 0);
+      w.byte(Op.i64And).byte(Op.localTee).u32(T64);
+      w.byte(Op.localGet).u32(ID);
+      mem(Op.i32Load, LOW_ADDR);
+      w.byte(Op.i64ExtendI32U).byte(Op.i64LtU);
+      w.byte(Op.localGet).u32(T64);
+      i64c(keySize, 0);
+      w.byte(Op.i64Add).byte(Op.localGet).u32(ID);
+      mem(Op.i32Load, LEN_ADDR);
+      w.byte(Op.i64ExtendI32U).byte(Op.i64GtU).byte(Op.i32Or);
+      w.byte(Op.brIf).u32(depth('helper'));
+      // X = the key's linear address
+      w.byte(Op.localGet).u32(ID);
+      mem(Op.i32Load, BASE_ADDR);
+      get(2).byte(Op.i32WrapI64).byte(Op.i32Add).byte(Op.localSet).u32(X);
+    }
+
+    /** r0 = the address of the value of the key at X in map `l` (its region `region`), or 0. */
+    function lookupValue(l: InlineLookup, region: number) {
+      if (l.kind === 'array') {
+        // Y = the u32 index; found when below max_entries
+        w.byte(Op.localGet).u32(X);
+        mem(Op.i32Load, 0);
+        w.byte(Op.localTee).u32(Y);
+        i32c(l.maxEntries);
+        w.byte(Op.i32LtU);
+      } else {
+        // Y = the slot the probe finds, or -1
+        w.byte(Op.localGet).u32(X);
+        i32c(0);
+        mem(Op.i32Load, BASE_ADDR + 4 * region);
+        w.byte(Op.localTee).u32(Y);
+        i32c(l.bucketsOffset);
+        w.byte(Op.i32Add).byte(Op.localGet).u32(Y);
+        i32c(l.keysOffset);
+        w.byte(Op.i32Add);
+        i32c(l.mask);
+        w.byte(Op.call).u32(findFunc(l.keySize)).byte(Op.localTee).u32(Y);
+        i32c(0);
+        w.byte(Op.i32GeS);
+      }
+      w.byte(Op.if).byte(ValType.i64);
+      labels.push('if');
+      // (region, slot * slotBytes + (cpu % cpuCount) * cpuStride)
+      w.byte(Op.localGet).u32(Y);
+      i32c(l.slotBytes);
+      w.byte(Op.i32Mul);
+      if (l.cpuStride !== 0 && l.cpuCount > 1) {
+        i32c(0);
+        mem(Op.i32Load, MISC_ADDR + Misc.cpu);
+        i32c(l.cpuCount);
+        w.byte(Op.i32RemU);
+        i32c(l.cpuStride);
+        w.byte(Op.i32Mul).byte(Op.i32Add);
+      }
+      w.byte(Op.i64ExtendI32U);
+      i64c(0, region);
+      w.byte(Op.i64Or);
+      w.byte(Op.else);
+      i64c(0, 0);
+      close(); // if (result i64)
+      set(0);
+    }
+
     function bswap32() {
       // x on the stack -> (rotl(x, 8) & 0x00ff00ff) | (rotr(x, 8) & 0xff00ff00)
       w.byte(Op.localTee).u32(X);
@@ -1690,27 +2008,25 @@ export function compileToWasm(p: LoadedProgram): WasmCompileResult {
             emitLoop(i);
             w.byte(Op.else);
           }
-          storeRegs(0, 5);
-          if (o === 0x85) i32c(imm);
-          else get(s).byte(Op.i32WrapI64);
-          i32c(i);
-          w.byte(Op.localGet).u32(FRAME).byte(Op.call).u32(HELPER_FUNC).byte(Op.localSet).u32(X);
-          i32c(0);
-          mem(Op.i64Load32U, REG_LO_ADDR);
-          i32c(0);
-          mem(Op.i64Load32U, REG_HI_ADDR);
-          w.byte(Op.i64Const).s32(32).byte(Op.i64Shl).byte(Op.i64Or);
-          set(0);
-          w.byte(Op.localGet).u32(X);
-          open(Op.if, 'if');
-          i32c(i);
-          set(PC);
-          w.byte(Op.localGet).u32(X);
-          i32c(AbortKind.helper);
-          w.byte(Op.i32Add);
-          set(KIND);
-          br('exit');
-          close();
+          const guesses = o === 0x85 && imm === HelperId.mapLookupElem ? lookupGuesses(i) : [];
+          if (guesses.length > 0) {
+            const keyOnStack = stackOffsetOfR2(i);
+            inlineSites.add(i);
+            open(Op.block, 'lookup');
+            open(Op.block, 'helper');
+            for (const m of guesses) {
+              get(1);
+              i64c(m, MAP_HANDLE_REGION);
+              w.byte(Op.i64Eq);
+              open(Op.if, 'if');
+              inlineLookup(m, keyOnStack);
+              br('lookup');
+              close();
+            }
+            close(); // helper: r1 is no map looked up here, or the key pointer is not plain
+            helperCall(i, o, s, imm);
+            close(); // lookup
+          } else helperCall(i, o, s, imm);
           budgetCheck(i + 1);
           if (inlineLoop && o === InternalOp.callReg) close(); // if bpf_loop
           return;

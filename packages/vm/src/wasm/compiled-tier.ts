@@ -3,6 +3,7 @@ import { callbackEntries, mayCallLoop } from '../callbacks.js';
 import { HelperAction, type HelperFn, type HelperHost } from '../helpers/helper-fn.js';
 import { mapLookupElem } from '../helpers/helpers.js';
 import { HelperId } from '../helper-ids.js';
+import type { InlineLookup } from '../maps/map.js';
 import { AbortKind, MAX_COMPILED_BUDGET, MAX_REGIONS, StartFlags, State } from '../memory/layout.js';
 import { VmMemory } from '../memory/vm-memory.js';
 import { hasWebAssembly } from '../memory/wasm-api.js';
@@ -129,7 +130,7 @@ export abstract class CompiledTier extends VmMemory {
       // compiled code runs bpf_loop inline; without the helper it must be an unknown id instead
       c.lastFallbackReason = 'bpf_loop: not a helper of this VM';
     } else if (this.memory) {
-      const r = compiledModule(program);
+      const r = compiledModule(program, this.inlineLookups(program));
       if (r.ok) {
         try {
           const memory = this.memory;
@@ -161,6 +162,17 @@ export abstract class CompiledTier extends VmMemory {
     else c.fallbackPrograms++;
     this.entries.set(program, entry);
     return entry ?? undefined;
+  }
+
+  /**
+   * By map index, the maps `program` names whose `bpf_map_lookup_elem` its compiled code may do
+   * without calling into JavaScript: none when this VM's lookup helper is not the standard one.
+   */
+  private inlineLookups(this: CompiledTier & CompiledTierHost, program: LoadedProgram): (InlineLookup | undefined)[] {
+    const out: (InlineLookup | undefined)[] = [];
+    if (this.helperTable[HelperId.mapLookupElem] !== mapLookupElem) return out;
+    for (const k of program.maps) out[k] = this.maps[k]?.inlineLookup;
+    return out;
   }
 
   /**

@@ -33,6 +33,7 @@ export const Op = {
   globalSet: 0x24,
   i32Load: 0x28,
   i64Load: 0x29,
+  i32Load8U: 0x2d,
   i64Load8S: 0x30,
   i64Load8U: 0x31,
   i64Load16S: 0x32,

@@ -1,5 +1,6 @@
 import type { LoadedProgram } from '../program.js';
 import { hasWebAssembly, type WasmApi, type WasmMemory, type WasmModule, wasmApi } from '../memory/wasm-api.js';
+import { type InlineLookup, inlineLookupKey } from '../maps/map.js';
 import { compileToWasm } from './compile-wasm.js';
 
 /**
@@ -62,19 +63,25 @@ function sameBytes(x: Uint8Array, y: Uint8Array): boolean {
 }
 
 /**
- * The compiled module of `program` (from the cache when the same bytes were compiled before),
- * or why it has none. Refusals are cached too.
+ * The compiled module of `program` (from the cache when the same bytes were compiled before
+ * with the same `lookups`), or why it has none. Refusals are cached too. `lookups`: by map
+ * index, the maps whose lookups the module does itself (compile-wasm.ts, CompileOptions), a part
+ * of the cache key (VMs with other maps at those indexes get a module of their own).
  */
-export function compiledModule(program: LoadedProgram): ModuleResult {
+export function compiledModule(program: LoadedProgram, lookups: readonly (InlineLookup | undefined)[] = []): ModuleResult {
   if (!hasWebAssembly) return { ok: false, reason: 'WebAssembly is not available' };
-  const key = programDigest(program.bytes);
+  let shapes = '';
+  lookups.forEach((l, k) => {
+    if (l) shapes += ` ${k}:${inlineLookupKey(l)}`;
+  });
+  const key = programDigest(program.bytes) + shapes;
   const entries = moduleCache.get(key);
   const hit = entries?.find((e) => sameBytes(e.bytes, program.bytes));
   if (hit) return hit.result.ok ? { ok: true, compiled: hit.result.compiled, cached: true } : hit.result;
   const t0 = now();
   let result: CacheEntry['result'];
   try {
-    const r = compileToWasm(program);
+    const r = compileToWasm(program, { lookups });
     if (!r.ok) result = { ok: false, reason: r.reason };
     else {
       const module = new (wasmApi as WasmApi).Module(r.bytes);
