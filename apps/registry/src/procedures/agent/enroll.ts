@@ -34,9 +34,11 @@ export const agentEnroll = publicProcedure
     const hash = hashSecret(input.enrollmentToken);
     const now = ctx.deps.now();
     const credential = newSecret(SecretKind.agent);
-    // The tenant first, outside any transaction: its enrolments wait for its share of the
-    // database's connections (fleetTransaction), and an unusable token is refused without one.
-    const found = await ctx.db.enrollmentToken.findUnique({ where: { hash }, select: { tenantId: true, usedAt: true, expiresAt: true } });
+    // The tenant first: its enrolments wait for its share of the database's connections
+    // (fleetTransaction), and an unusable token is refused without one. A transaction of its own
+    // only for the bounded wait: on PGlite a plain query waits for the session however long a
+    // transaction holds it, a transaction at most its `maxWait` (then 503, as below).
+    const found = await ctx.db.$transaction((tx) => tx.enrollmentToken.findUnique({ where: { hash }, select: { tenantId: true, usedAt: true, expiresAt: true } }));
     if (!found || found.usedAt || found.expiresAt <= now) throw refused();
     const agent = await fleetTransaction(ctx.db, found.tenantId, 'agent enroll', async (tx) => {
       const token = await tx.enrollmentToken.findUnique({ where: { hash }, select: { id: true, tenantId: true, labels: true } });
