@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { FleetGate, fleetGateLimits, setFleetGate } from '../data/fleet-gate.js';
 import { RegistryError } from '../errors.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { secureDataFolder } from './data-folder.js';
@@ -23,6 +24,8 @@ export interface Database {
   /** Where the data is, for logs (no password). */
   readonly where: string;
   readonly migrationDriver: MigrationDriver;
+  /** How many fleet transactions (enrolments, relabels, deployments) of one tenant, and of all, hold a connection at once (src/data/fleet-gate.ts). */
+  readonly fleetGate: FleetGate;
   /** Applies pending migrations; returns the names applied now. */
   migrate(): Promise<string[]>;
   /** Names of migrations in the folder that the database lacks. */
@@ -62,11 +65,18 @@ export const pgliteTransactionMaxWaitMs = 10_000;
 /**
  * PostgreSQL's interactive transactions (Prisma's defaults: 2 s to get a connection, 5 s to run).
  * A burst that matches agents against deployments (24 enrolments racing 4 deployments of one
- * tenant) queues on the tenant's fleet lock (`lockTenantFleet`) holding pool connections, and on a
- * loaded 2-core host the defaults turned such a burst into 503s ("database busy"). Past these it is
- * still P2028: a 503 with Retry-After.
+ * tenant) queues on the tenant's fleet lock (`lockTenantFleet`), and on a loaded 2-core host the
+ * defaults turned such a burst into 503s ("database busy"). Past these it is still P2028: a 503
+ * with Retry-After. The fleet gate waits the same `maxWait` before a fleet transaction asks for a
+ * connection.
  */
 export const postgresTransactionOptions = { maxWait: 10_000, timeout: 15_000 } as const;
+
+/**
+ * Connections of a registry process to PostgreSQL (node-postgres's default, made explicit: the
+ * fleet gate's shares are of this). Each replica has its own pool.
+ */
+export const postgresPoolSize = 10;
 
 /** Opens (and for PGlite, locks) the database. Does not migrate: call `migrate()`. */
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
@@ -75,7 +85,10 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   if (url && /^postgres(ql)?:\/\//.test(url)) {
     // The folder keeps the admin credential: private too.
     if (opts.dataDir) secureDataFolder(opts.dataDir);
-    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }), transactionOptions: postgresTransactionOptions });
+    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: postgresPoolSize }), transactionOptions: postgresTransactionOptions });
+    // One tenant's fleet transactions hold at most 2 of the 10 connections (all tenants' at most 5).
+    const fleetGate = new FleetGate(fleetGateLimits(postgresPoolSize, postgresTransactionOptions.maxWait));
+    setFleetGate(prisma, fleetGate);
     const driver = pgMigrationDriver(url);
     let closed = false;
     return {
@@ -83,6 +96,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
       kind: 'postgres',
       where: redact(url),
       migrationDriver: driver,
+      fleetGate,
       migrate: () => applyMigrations(driver, migrations),
       pending: () => pendingMigrations(driver, migrations),
       async close() {
@@ -113,6 +127,11 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   // deployments) queues longer than Prisma's default 2 s maxWait, the more so with each statement a
   // hop to the database's thread. Past this wait it is still P2028: a 503 with Retry-After.
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions: { maxWait: pgliteTransactionMaxWaitMs } });
+  // One session, a pool of one: one fleet transaction at a time, and the next asks for the session
+  // only when it is done, so another tenant's request asking meanwhile goes between them instead
+  // of behind the whole burst (PGlite hands its session over first come, first served).
+  const fleetGate = new FleetGate(fleetGateLimits(1, pgliteTransactionMaxWaitMs));
+  setFleetGate(prisma, fleetGate);
   const driver = pgliteMigrationDriver(pglite);
   let closed = false;
   return {
@@ -120,6 +139,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     kind: 'pglite',
     where: `pglite:${opts.dataDir}${opts.pgliteThread === 'worker' ? ' (own thread)' : ''}`,
     migrationDriver: driver,
+    fleetGate,
     migrate: () => applyMigrations(driver, migrations),
     pending: () => pendingMigrations(driver, migrations),
     async close() {

@@ -3,6 +3,7 @@ import { hashSecret, newSecret, SecretKind } from '../../auth/secrets.js';
 import { agentSelect } from '../../data/agents.js';
 import { writeAudit } from '../../data/audit.js';
 import { reconcileAgentTargets } from '../../data/deployments.js';
+import { fleetTransaction } from '../../data/fleet-gate.js';
 import { RegistryError } from '../../errors.js';
 import { labelSchema, labelsSchema } from '../../schemas.js';
 import { publicProcedure } from '../../trpc.js';
@@ -33,9 +34,15 @@ export const agentEnroll = publicProcedure
     const hash = hashSecret(input.enrollmentToken);
     const now = ctx.deps.now();
     const credential = newSecret(SecretKind.agent);
-    const agent = await ctx.db.$transaction(async (tx) => {
+    // The tenant first: its enrolments wait for its share of the database's connections
+    // (fleetTransaction), and an unusable token is refused without one. A transaction of its own
+    // only for the bounded wait: on PGlite a plain query waits for the session however long a
+    // transaction holds it, a transaction at most its `maxWait` (then 503, as below).
+    const found = await ctx.db.$transaction((tx) => tx.enrollmentToken.findUnique({ where: { hash }, select: { tenantId: true, usedAt: true, expiresAt: true } }));
+    if (!found || found.usedAt || found.expiresAt <= now) throw refused();
+    const agent = await fleetTransaction(ctx.db, found.tenantId, 'agent enroll', async (tx) => {
       const token = await tx.enrollmentToken.findUnique({ where: { hash }, select: { id: true, tenantId: true, labels: true } });
-      if (!token) throw refused();
+      if (!token || token.tenantId !== found.tenantId) throw refused();
       // Spend it: only one concurrent enrolment can move usedAt from null.
       const spent = await tx.enrollmentToken.updateMany({ where: { id: token.id, usedAt: null, expiresAt: { gt: now } }, data: { usedAt: now } });
       if (spent.count !== 1) throw refused();

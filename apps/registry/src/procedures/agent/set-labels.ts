@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { agentSelect, getAgent } from '../../data/agents.js';
 import { writeAudit } from '../../data/audit.js';
 import { reconcileAgentTargets } from '../../data/deployments.js';
+import { fleetTransaction } from '../../data/fleet-gate.js';
 import { idSchema, labelsSchema } from '../../schemas.js';
 import { userProcedure } from '../../trpc.js';
 import { agentView, toAgentView } from './agent-view.js';
@@ -14,7 +15,7 @@ export const agentSetLabels = userProcedure('admin')
   .input(agentSetLabelsInput)
   .output(agentSetLabelsOutput)
   .mutation(async ({ ctx, input }) => {
-    const result = await ctx.db.$transaction(async (tx) => {
+    const result = await fleetTransaction(ctx.db, ctx.tenantId, 'agent setLabels', async (tx) => {
       const before = await getAgent(tx, ctx.tenantId, input.agentId);
       const agent = await tx.agent.update({ where: { id: before.id }, data: { labels: input.labels }, select: agentSelect });
       await writeAudit(tx, {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { createDeployment, getDeployment, targetCounts } from '../../data/deployments.js';
+import { fleetTransaction } from '../../data/fleet-gate.js';
 import { slugSchema } from '../../schemas.js';
 import { semverSchema } from '../program/publish.js';
 import { userProcedure } from '../../trpc.js';
@@ -30,9 +31,12 @@ export const deploymentCreate = userProcedure('publisher')
   .input(deploymentCreateInput)
   .output(deploymentCreateOutput)
   .mutation(async ({ ctx, input }) => {
-    const made = await ctx.db.$transaction(
+    const made = await fleetTransaction(
+      ctx.db,
+      ctx.tenantId,
+      'deployment create',
       (tx) => createDeployment(tx, { tenantId: ctx.tenantId, actor: { kind: 'user', id: ctx.principal.userId }, name: input.name, version: input.version, selector: input.selector, options: input.options ?? {} }),
-      // Thousands of targets, and on a loaded server a wait for a pooled connection (default 2 s).
+      // Thousands of targets, and on a loaded server a wait for its turn and a pooled connection (default 2 s).
       { timeout: 60_000, maxWait: 30_000 },
     );
     // Only the agents that got a target of it have other assignments now.
