@@ -37,6 +37,8 @@ export async function tenantCompatSettings(db: Db | Tx, tenantId: string): Promi
 
 /** At most this many kernels a preview computes with a deployment's options (the rest: not computed). */
 export const maxOptionCells = 16;
+/** A preview starts no new cell with options after this long (each cell has the verifier pool's own deadline). */
+export const optionCellsBudgetMs = 10_000;
 
 /**
  * The cells of a version with `.rodata` options set (a deployment's, before it is made), on each
@@ -65,11 +67,20 @@ export async function cellsWithOptions(
   const spec = specToJson(setRodata(base, values));
   const events = eventsOfSpec(base);
   const settings = await tenantCompatSettings(db, tenantId);
+  // no new cell after the preview's time budget: the request answers with what it has
+  const until = Date.now() + optionCellsBudgetMs;
   for (const profileId of profileIds.slice(0, maxOptionCells)) {
+    if (cells.size > 0 && Date.now() > until) break;
     cells.set(profileId, await cellOf(tenantId, spec, v.manifest as unknown as Manifest, await loadCompatProfileRows(db, profileId, events), settings));
   }
   const left = profileIds.length - cells.size;
-  return { cells, note: left > 0 ? `verdicts with the options on ${cells.size} kernels; ${left} more not computed (a preview computes at most ${maxOptionCells}; each agent checks on its own kernel before it runs)` : null };
+  return {
+    cells,
+    note:
+      left > 0
+        ? `verdicts with the options on ${cells.size} kernels; ${left} more not computed (a preview computes at most ${maxOptionCells}, for ${optionCellsBudgetMs / 1000} s; each agent checks on its own kernel before it runs)`
+        : null,
+  };
 }
 
 /**
