@@ -227,10 +227,17 @@ export class Checker {
         this.stmts(s.then);
         if (s.else) this.stmts(s.else);
         return;
+      case 'while':
+        this.condition(s.cond);
+        this.stmts(s.body);
+        return;
       case 'block':
+      case 'unroll':
         this.stmts(s.body);
         return;
       case 'return':
+      case 'break':
+      case 'continue':
         return;
     }
   }
