@@ -1,4 +1,4 @@
-import type { ScriptAction, ScriptPrintfArg, SpecFieldRelocation } from '@probeyard/compat';
+import { DEFAULT_TIME_FORMAT, type ScriptAction, type ScriptPrintfArg, type SpecFieldRelocation } from '@probeyard/compat';
 import type { FormatField } from '@probeyard/formats';
 import { type BinaryOp, type Expr, intTypeNames, type MapExpr, type Stmt } from './ast.js';
 import { type Checker, constantOf, type FieldRef } from './check.js';
@@ -641,6 +641,11 @@ export class ProgramGen {
         this.em.loadMap(1, l.index);
         this.fpAddr(2, keyOff);
         this.em.call(H.mapDelete);
+        return;
+      }
+      case 'time': {
+        const fmt = c.args[0];
+        this.emitRecord(this.shared.action({ kind: 'time', format: fmt?.kind === 'string' ? fmt.value : DEFAULT_TIME_FORMAT }), 8);
         return;
       }
       case 'exit':

@@ -206,7 +206,7 @@ function uses(probe: ProbeNode, want: (e: Expr) => boolean): boolean {
   return false;
 }
 
-const usesAction = (e: Expr) => e.kind === 'call' && ['printf', 'print', 'clear', 'zero', 'exit'].includes(e.name);
+const usesAction = (e: Expr) => e.kind === 'call' && ['printf', 'time', 'print', 'clear', 'zero', 'exit'].includes(e.name);
 const usesElapsed = (e: Expr) => e.kind === 'ident' && e.name === 'elapsed';
 const usesArgs = (e: Expr) => e.kind === 'field';
 

@@ -1,5 +1,5 @@
 // while, break, continue and unroll: compiled, verified (a real backward jump) and run through
-// packages/runtime on records made from the 6.18 fixture formats. Expectations are what bpftrace
+// packages/runtime on records made from the 6.18 fixture formats; time() with a fixed clock. Expectations are what bpftrace
 // 0.17 prints for the same scripts (checked by hand against it; the counting cases are also in
 // bpftrace-differential.test.ts).
 import { describe, expect, it } from 'vitest';
@@ -92,6 +92,32 @@ describe('unroll', () => {
   });
 });
 
+describe('time()', () => {
+  // the clock ScriptSession reads when it handles each time action: a local date, one second later per call
+  const clock = () => {
+    let n = 0;
+    return () => new Date(2026, 11, 2, 17, 5, 9 + n++);
+  };
+
+  it('prints the wall time when the action is handled, in order with printf (bpftrace: %H:%M:%S\\n by default)', async () => {
+    const r = await compileScript('BEGIN { printf("a\\n"); time(); time("%Y-%m-%d %j %b %a|"); printf("b\\n"); }', { target: target618() });
+    if (!r.ok) throw new Error(formatDiagnostics(r.source, r.diagnostics));
+    const run = new ScriptRun(r.spec, { formats, now: clock() }).run([]);
+    expect(run.text).toBe('a\n17:05:09\n2026-12-02 336 Dec Wed|b\n');
+    expect(r.spec.script!.actions.filter((a) => a.kind === 'time')).toEqual([
+      { kind: 'time', format: '%H:%M:%S\n' },
+      { kind: 'time', format: '%Y-%m-%d %j %b %a|' },
+    ]);
+  });
+
+  it('once per record and per loop iteration', async () => {
+    const r = await compileScript('tracepoint:raw_syscalls:sys_enter { $i = 0; while ($i < 2) { time("%S "); $i++; } }', { target: target618() });
+    if (!r.ok) throw new Error(formatDiagnostics(r.source, r.diagnostics));
+    const run = new ScriptRun(r.spec, { formats, now: clock() }).run(ids([1, 2]));
+    expect(run.text).toBe('09 10 11 12 ');
+  });
+});
+
 describe('errors', () => {
   it.each([
     ['BEGIN { break; }', 'test.bt:1:9: error: syntax: break used outside of a loop'],
@@ -103,6 +129,10 @@ describe('errors', () => {
     ['BEGIN { for ($i = 0; $i < 3; $i++) { } }', "test.bt:1:9: error: unsupported: 'for' loops are not in this language"],
     ['BEGIN { while ($i < 3) { } }', 'test.bt:1:16: error: $i: used before it is assigned'],
     ['BEGIN { while (comm) { } }', 'test.bt:1:16: error: condition: want an integer, got string[16]'],
+    ['BEGIN { time(1); }', 'test.bt:1:14: error: time(): the format is a string literal'],
+    ['BEGIN { time("a", "b"); }', 'test.bt:1:9: error: time(): takes up to one argument (2 provided)'],
+    ['BEGIN { $x = time(); }', 'test.bt:1:14: error: time(): has no value; call it as a statement'],
+    ['BEGIN { time("%H %Q"); }', 'test.bt:1:14: error: time(): %Q is not a conversion time() knows; it knows %H %I %M %S %p %Y %y %m %d %e %j %b %h %B %a %A %u %w %s %z %F %T %R %D %n %t %%'],
   ])('%s', async (script, want) => {
     expect((await compileError(script)).split('\n')[0]).toBe(want);
   });

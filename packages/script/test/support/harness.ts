@@ -67,14 +67,14 @@ export class ScriptRun {
 
   constructor(
     readonly spec: ProgramSpec,
-    options: { environment?: HelperEnvironment; formats?: readonly EventFormat[] } = {},
+    options: { environment?: HelperEnvironment; formats?: readonly EventFormat[]; now?: () => Date } = {},
   ) {
     const formats = options.formats ?? [];
     for (const f of formats) this.eventIds.set(`${f.system}/${f.name}`, f.id);
     const loadOptions: Parameters<typeof loadSpec>[1] = { eventIds: this.eventIds, formatOf: (e) => formats.find((f) => `${f.system}/${f.name}` === e), cpuCount: 2 };
     if (options.environment) loadOptions.environment = options.environment;
     this.loaded = loadSpec(spec, loadOptions);
-    this.session = new ScriptSession(this.loaded, { onText: (t) => (this.text += t) });
+    this.session = new ScriptSession(this.loaded, options.now ? { onText: (t) => (this.text += t), now: options.now } : { onText: (t) => (this.text += t) });
   }
 
   /** BEGIN, every record (intervals fired by trace time before it), END; faults fail the test. */
