@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileScript } from '../src/compile.js';
 import { formatDiagnostics } from '../src/source-text.js';
+import type { VmTier } from '@probeyard/vm';
 import { fixtureFormats, makeRecord, ScriptRun, type TestRecord, target618 } from './support/harness.js';
 
 const formats = fixtureFormats('linux-6.18');
@@ -13,10 +14,14 @@ const formatOf = (event: string) => formats.find((f) => `${f.system}/${f.name}` 
 const ids = (list: number[]): TestRecord[] =>
   list.map((id, i) => ({ event: 'raw_syscalls/sys_enter', data: makeRecord(formatOf('raw_syscalls/sys_enter'), { id }, 100 + i), timestamp: 1000 + 1000 * i }));
 
+/** Runs on both VM tiers; they must agree (maps drawn, text printed); returns the compiled tier's run. */
 async function compileAndRun(script: string, recs: TestRecord[] = []): Promise<ScriptRun> {
   const r = await compileScript(script, { target: target618(), name: 'test.bt' });
   if (!r.ok) throw new Error(formatDiagnostics(r.source, r.diagnostics));
-  return new ScriptRun(r.spec, { formats }).run(recs);
+  const runs = (['compiled', 'interpreter'] as VmTier[]).map((tier) => new ScriptRun(r.spec, { formats, tier }).run(recs));
+  expect(runs[1]!.draw()).toBe(runs[0]!.draw());
+  expect(runs[1]!.text).toBe(runs[0]!.text);
+  return runs[0]!;
 }
 
 async function compileError(script: string): Promise<string> {
