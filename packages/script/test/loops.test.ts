@@ -148,5 +148,11 @@ describe('errors', () => {
     expect(text).toContain('^');
   });
 
+  it('a loop bounded only by a record value is refused as the kernel refuses it', async () => {
+    // bpftrace 0.17 on pread64's args->count: the kernel says "BPF program is too large. Processed 1000001 insn"
+    const text = await compileError('tracepoint:raw_syscalls:sys_enter { $i = 0; while ($i != args.id) { $i += 2; } }');
+    expect(text.split('\n')[0]).toBe('test.bt:1:45: error: while: the verifier cannot prove this loop ends (BPF program is too large. Processed 1000001 insn)');
+  }, 120_000);
+
 
 });
