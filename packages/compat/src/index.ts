@@ -51,6 +51,7 @@ export {
   formatIntegerConversion,
   formatStringConversion,
 } from './script-printf.js';
+export { DEFAULT_TIME_FORMAT, formatTime, timeConversions, timeFormatProblem } from './script-time.js';
 export { type ProgramSpecJson, specToJson, specFromJson } from './spec-json.js';
 export {
   ABI_TAG,

@@ -55,6 +55,8 @@ export interface ScriptPrintfArg {
  * - `print`: print map `map` (index in `spec.maps`) now, as at the end of a run; `top` > 0 keeps
  *   only the `top` largest entries, `div` > 1 divides every value (bpftrace's `print(@m, top, div)`);
  * - `clear`: delete every entry of `map`; `zero`: set every value of `map` to zero, keys kept;
+ * - `time`: the wall-clock time when the record is handled, formatted with strftime conversions
+ *   (`formatTime`; bpftrace's `time("fmt")`, default `"%H:%M:%S\n"`);
  * - `exit`: stop the run (END programs still run, then the maps are printed).
  */
 export type ScriptAction =
@@ -62,6 +64,7 @@ export type ScriptAction =
   | { kind: 'print'; map: number; top: number; div: number }
   | { kind: 'clear'; map: number }
   | { kind: 'zero'; map: number }
+  | { kind: 'time'; format: string }
   | { kind: 'exit' };
 
 /**

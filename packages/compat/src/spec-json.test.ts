@@ -41,6 +41,7 @@ describe('specToJson / specFromJson', () => {
     }),
     fc.record({ kind: fc.constant('print' as const), map: fc.constant(0), top: fc.nat(10), div: fc.nat(10) }),
     fc.record({ kind: fc.constantFrom('clear' as const, 'zero' as const), map: fc.constant(0) }),
+    fc.record({ kind: fc.constant('time' as const), format: fc.string() }),
     fc.record({ kind: fc.constant('exit' as const) }),
   );
 

@@ -285,6 +285,8 @@ function action(v: unknown, what: string, mapCount: number): ScriptAction {
     case 'clear':
     case 'zero':
       return { kind: o.kind, map: mapIndex(o, 'map', what, mapCount) };
+    case 'time':
+      return { kind: 'time', format: str(o, 'format', what) };
     case 'exit':
       return { kind: 'exit' };
     default:

@@ -67,7 +67,7 @@ ${emit(3)}  r0 = 0
 
 const printf = (format: string): ScriptAction => ({ kind: 'printf', format, args: [] });
 
-async function run(spec: ProgramSpec, times: number[]): Promise<{ text: string; session: ScriptSession; count: number }> {
+async function run(spec: ProgramSpec, times: number[], now?: () => Date): Promise<{ text: string; session: ScriptSession; count: number }> {
   const profile = await fixtureProfile('linux-6.18');
   const out = loadForProfile(spec, profile);
   if (!out.ok) throw new Error(JSON.stringify(out));
@@ -75,7 +75,7 @@ async function run(spec: ProgramSpec, times: number[]): Promise<{ text: string; 
   const dispatcher = new Dispatcher();
   dispatcher.attach('s', out.loaded);
   let text = '';
-  const session = new ScriptSession(out.loaded, { onText: (t) => (text += t) });
+  const session = new ScriptSession(out.loaded, now ? { onText: (t) => (text += t), now } : { onText: (t) => (text += t) });
   await session.run(memoryStream(times.map((timeNs) => ({ data: recordOf(switchFormat, {}), timeNs })), 3), dispatcher);
   const n = out.loaded.maps[0]!;
   const v = n.lookup(new Uint8Array(8));
@@ -100,6 +100,13 @@ describe('ScriptSession', () => {
     expect(r.text).toBe('begin\n@n: 1\nend\n');
     expect(r.count).toBe(1);
     expect(r.session.exited).toBe(true);
+  });
+
+  it('time prints the clock when the action is handled, in order with printf', async () => {
+    const spec = await scriptSpec([1], [printf('begin\n'), { kind: 'time', format: '%H:%M:%S|' }, printf('tick\n'), printf('end\n')]);
+    let n = 0;
+    const { text } = await run(spec, [10, 20], () => new Date(2026, 0, 5, 9, 8, 7 + n++));
+    expect(text).toBe('begin\n09:08:07|09:08:08|end\n');
   });
 
   it('zero keeps the keys with zero values', async () => {

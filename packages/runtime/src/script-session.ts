@@ -1,8 +1,8 @@
 // A script's run (a spec compiled by packages/script, `spec.script` present) as bpftrace runs one:
 // BEGIN before the first record, interval probes by trace time, the output ring buffer's actions
-// in order (printf text, print a map, clear, zero, exit), END after the last record or an exit.
+// in order (printf text, time, print a map, clear, zero, exit), END after the last record or an exit.
 // The conventions are packages/compat's (`script-spec.ts`: runtime probes and actions).
-import { formatPrintf, runtimeProbeOf, type ScriptAction } from '@probeyard/compat';
+import { formatPrintf, formatTime, runtimeProbeOf, type ScriptAction } from '@probeyard/compat';
 import type { RecordStream, TraceRecord } from '@probeyard/formats';
 import { type EventRuntime, snapshotMap } from '@probeyard/vm';
 import type { Dispatcher } from './dispatcher.js';
@@ -15,6 +15,8 @@ import type { JsonValue, MapSnapshotJson } from './payloads.js';
 export interface ScriptSessionOptions {
   /** Receives printf text and the maps `print()` draws, in order. */
   onText: (text: string) => void;
+  /** The wall clock `time()` prints (when the action is handled, as bpftrace's user space does); default `new Date()`. */
+  now?: () => Date;
 }
 
 interface IntervalProbe {
@@ -44,6 +46,7 @@ export class ScriptSession {
   /** An exit action was carried out: no more records. */
   exited = false;
   private readonly onText: (text: string) => void;
+  private readonly now: () => Date;
   private readonly begins: EventRuntime[] = [];
   private readonly ends: EventRuntime[] = [];
   private readonly intervals: IntervalProbe[] = [];
@@ -56,6 +59,7 @@ export class ScriptSession {
   constructor(loaded: LoadedSpec, options: ScriptSessionOptions) {
     this.loaded = loaded;
     this.onText = options.onText;
+    this.now = options.now ?? (() => new Date());
     for (const p of loaded.programs) {
       const spec = loaded.spec.programs.find((x) => x.name === p.name);
       const probe = spec === undefined ? undefined : runtimeProbeOf(spec.attach);
@@ -138,6 +142,9 @@ export class ScriptSession {
     switch (a.kind) {
       case 'printf':
         this.onText(formatPrintf(a, record));
+        return;
+      case 'time':
+        this.onText(formatTime(a.format, this.now()));
         return;
       case 'print':
         this.onText(drawMap(this.mapJson(a.map, a.top, a.div)));

@@ -31,7 +31,13 @@ export type Stmt =
   | { kind: 'if'; cond: Expr; then: Stmt[]; else: Stmt[] | undefined; span: SourceSpan }
   | { kind: 'block'; body: Stmt[]; span: SourceSpan }
   /** `return;`: leave the probe */
-  | { kind: 'return'; span: SourceSpan };
+  | { kind: 'return'; span: SourceSpan }
+  /** `while (cond) { … }`: a bounded loop (a backward jump the verifier must see end) */
+  | { kind: 'while'; cond: Expr; body: Stmt[]; span: SourceSpan }
+  /** `unroll(N) { … }`: the body N times (1 ≤ N ≤ 100), no jump back */
+  | { kind: 'unroll'; count: number; body: Stmt[]; span: SourceSpan }
+  /** `break;` / `continue;` inside a `while` */
+  | { kind: 'break' | 'continue'; span: SourceSpan };
 
 export type UnaryOp = '!' | '~' | '-';
 

@@ -69,7 +69,6 @@ export const refusedFunctions: Record<string, string> = {
   reg: 'reg() reads CPU registers of a kprobe; a trace record carries none',
   ntop: 'ntop() is not supported yet',
   join: 'join() reads an argv array from user memory, which a recorded event does not carry',
-  time: 'time() is not supported yet; printf nsecs instead',
   strftime: 'strftime() is not supported yet; printf nsecs instead',
   buf: 'buf() is not supported yet',
   path: 'path() resolves a kernel struct path, which only kernel BPF can do',
@@ -87,7 +86,7 @@ export const refusedFunctions: Record<string, string> = {
 };
 
 /** Statement functions: no value. */
-export const statementFunctions = new Set(['printf', 'print', 'clear', 'zero', 'delete', 'exit']);
+export const statementFunctions = new Set(['printf', 'time', 'print', 'clear', 'zero', 'delete', 'exit']);
 
 /** Every callable name, for "did you mean" hints. */
 export const knownFunctions = ['str', 'strncmp', ...aggregations, ...statementFunctions];

@@ -1,4 +1,4 @@
-import { parsePrintf } from '@probeyard/compat';
+import { parsePrintf, timeFormatProblem } from '@probeyard/compat';
 import type { EventFormat, FormatField } from '@probeyard/formats';
 import { type Expr, intTypeNames, type MapExpr, type ProbeNode, type Stmt } from './ast.js';
 import { aggregations, builtinTypes, knownFunctions, refusedBuiltinOf, refusedFunctions, statementFunctions } from './builtins.js';
@@ -227,10 +227,17 @@ export class Checker {
         this.stmts(s.then);
         if (s.else) this.stmts(s.else);
         return;
+      case 'while':
+        this.condition(s.cond);
+        this.stmts(s.body);
+        return;
       case 'block':
+      case 'unroll':
         this.stmts(s.body);
         return;
       case 'return':
+      case 'break':
+      case 'continue':
         return;
     }
   }
@@ -362,6 +369,15 @@ export class Checker {
       case 'exit':
         if (c.args.length !== 0) fail('type', c.span, 'exit(): takes no argument');
         return;
+      case 'time': {
+        if (c.args.length > 1) fail('type', c.span, `time(): takes up to one argument (${c.args.length} provided)`);
+        const fmt = c.args[0];
+        if (fmt === undefined) return;
+        if (fmt.kind !== 'string') fail('type', fmt.span, 'time(): the format is a string literal', 'e.g. time("%H:%M:%S\\n")');
+        const problem = timeFormatProblem(fmt.value);
+        if (problem !== undefined) fail('type', fmt.span, `time(): ${problem.message}`);
+        return;
+      }
     }
   }
 

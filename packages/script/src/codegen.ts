@@ -1,4 +1,4 @@
-import type { ScriptAction, ScriptPrintfArg, SpecFieldRelocation } from '@probeyard/compat';
+import { DEFAULT_TIME_FORMAT, type ScriptAction, type ScriptPrintfArg, type SpecFieldRelocation } from '@probeyard/compat';
 import type { FormatField } from '@probeyard/formats';
 import { type BinaryOp, type Expr, intTypeNames, type MapExpr, type Stmt } from './ast.js';
 import { type Checker, constantOf, type FieldRef } from './check.js';
@@ -106,6 +106,12 @@ export class ProgramGen {
   private readonly varSlots = new Map<string, number>();
   private readonly exitLabel: Label;
   private spanNow: SourceSpan;
+  /** Enclosing while loops, innermost last: where break and continue jump. */
+  private readonly loops: { breakTo: Label; continueTo: Label }[] = [];
+  /** Each while loop's instructions as handles (its condition to its jump back), for naming a loop the verifier refuses. */
+  private readonly loopHandles: { span: SourceSpan; first: number; last: number }[] = [];
+  /** Each while loop's instructions as slots of the encoded program (after {@link generate}). */
+  readonly loopSlots: { span: SourceSpan; first: number; last: number }[] = [];
 
   constructor(
     readonly checker: Checker,
@@ -135,6 +141,11 @@ export class ProgramGen {
     this.em.aluImm('mov', 0, 0);
     this.em.exit();
     const { bytes, slotOf } = this.em.encode(unit.probe.span);
+    for (const l of this.loopHandles) {
+      const first = slotOf(l.first);
+      const last = slotOf(l.last);
+      if (first !== undefined && last !== undefined) this.loopSlots.push({ span: l.span, first, last });
+    }
     // relocations name slots; instructions no path reaches were dropped, with their relocations
     const kept: SpecFieldRelocation[] = [];
     for (const r of this.relocations) {
@@ -254,6 +265,31 @@ export class ProgramGen {
       case 'return':
         this.em.ja(this.exitLabel);
         return;
+      case 'while': {
+        // top: if !cond goto end; body; goto top; end:  (continue jumps to top, break to end)
+        const top = this.em.label();
+        const end = this.em.label();
+        this.em.place(top);
+        const first = this.em.here();
+        this.branch(s.cond, end, false);
+        this.loops.push({ breakTo: end, continueTo: top });
+        this.stmts(s.body);
+        this.loops.pop();
+        const last = this.em.ja(top);
+        this.em.place(end);
+        this.loopHandles.push({ span: s.span, first, last });
+        return;
+      }
+      case 'unroll':
+        for (let i = 0; i < s.count; i++) this.stmts(s.body);
+        return;
+      case 'break':
+      case 'continue': {
+        const loop = this.loops[this.loops.length - 1];
+        if (loop === undefined) fail('syntax', s.span, `syntax: ${s.kind} used outside of a loop`);
+        this.em.ja(s.kind === 'break' ? loop.breakTo : loop.continueTo);
+        return;
+      }
     }
   }
 
@@ -605,6 +641,11 @@ export class ProgramGen {
         this.em.loadMap(1, l.index);
         this.fpAddr(2, keyOff);
         this.em.call(H.mapDelete);
+        return;
+      }
+      case 'time': {
+        const fmt = c.args[0];
+        this.emitRecord(this.shared.action({ kind: 'time', format: fmt?.kind === 'string' ? fmt.value : DEFAULT_TIME_FORMAT }), 8);
         return;
       }
       case 'exit':

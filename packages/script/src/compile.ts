@@ -181,10 +181,17 @@ function uses(probe: ProbeNode, want: (e: Expr) => boolean): boolean {
         s.then.forEach(visit);
         s.else?.forEach(visit);
         break;
+      case 'while':
+        exprs.push(s.cond);
+        s.body.forEach(visit);
+        break;
       case 'block':
+      case 'unroll':
         s.body.forEach(visit);
         break;
       case 'return':
+      case 'break':
+      case 'continue':
         break;
     }
   };
@@ -199,7 +206,7 @@ function uses(probe: ProbeNode, want: (e: Expr) => boolean): boolean {
   return false;
 }
 
-const usesAction = (e: Expr) => e.kind === 'call' && ['printf', 'print', 'clear', 'zero', 'exit'].includes(e.name);
+const usesAction = (e: Expr) => e.kind === 'call' && ['printf', 'time', 'print', 'clear', 'zero', 'exit'].includes(e.name);
 const usesElapsed = (e: Expr) => e.kind === 'ident' && e.name === 'elapsed';
 const usesArgs = (e: Expr) => e.kind === 'field';
 
@@ -338,6 +345,8 @@ export async function compileScript(text: string, options: CompileOptions = {}):
     const unit: ProgramUnit = { probe: emptyBegin, probeIndex: ast.probes.length, resolved: { kind: 'runtime', probe: { kind: 'begin' }, name: 'BEGIN' }, format: undefined, vars: new Map() };
     genUnits.unshift({ unit, checker: new Checker(unit, maps, true) });
   }
+  /** Per program (in the order of `programs`): its while loops as instruction ranges. */
+  const loopsOf: ProgramGen['loopSlots'][] = [];
   for (const { unit, checker } of genUnits) {
     const r = unit.resolved;
     const storeStart = needsStart && !startStored && r.kind === 'runtime' && r.probe.kind === 'begin';
@@ -349,6 +358,7 @@ export async function compileScript(text: string, options: CompileOptions = {}):
       const section = r.kind === 'tracepoint' ? `tracepoint/${r.system}/${r.event}` : runtimeProbeSection(r.probe);
       const attach: SpecProgram['attach'] = r.kind === 'tracepoint' ? { kind: 'tracepoint', system: r.system, event: r.event } : { kind: 'other', section };
       programs.push({ name, section, attach, instructions, fieldRelocations: gen.relocations });
+      loopsOf.push(gen.loopSlots);
       if (r.kind === 'tracepoint' && r.provider !== undefined) providerPrograms.push({
           program: name,
           probe: r.name,
@@ -387,6 +397,18 @@ export async function compileScript(text: string, options: CompileOptions = {}):
       const result = verify(p.instructions, { maps: mapDefs, context: unit.format === undefined ? { kind: 'tracepoint' } : { kind: 'tracepoint', event: unit.format } });
       if (!result.ok) {
         const d = result.diagnostics[0];
+        const loop = d === undefined ? undefined : unboundedLoop(loopsOf[i]!, d.insnIndex, d.message);
+        if (loop !== undefined) {
+          diagnostics.push(
+            source.diagnostic(
+              'limit',
+              loop.span,
+              `while: the verifier cannot prove this loop ends (${d!.message})`,
+              'the kernel runs a loop only when every path through it ends: count with a variable the condition tests, e.g. $i = 0; while ($i < 100) { …; $i++; }',
+            ),
+          );
+          return;
+        }
         diagnostics.push(
           source.diagnostic(
             'internal',
@@ -400,6 +422,16 @@ export async function compileScript(text: string, options: CompileOptions = {}):
     if (diagnostics.length > 0) return failed();
   }
   return { ok: true, spec, artifact, warnings: [], source, providerPrograms };
+}
+
+/**
+ * The while loop a verifier refusal is about: the innermost loop holding the refused instruction
+ * when the verifier gave up exploring (an infinite loop, the instruction budget), else undefined.
+ */
+function unboundedLoop(loops: ProgramGen['loopSlots'], insnIndex: number, message: string): ProgramGen['loopSlots'][number] | undefined {
+  if (loops.length === 0 || !/infinite loop|too large|back-edge/.test(message)) return undefined;
+  const holding = loops.filter((l) => l.first <= insnIndex && insnIndex <= l.last).sort((a, b) => a.last - a.first - (b.last - b.first));
+  return holding[0] ?? loops[0];
 }
 
 /** {@link compileScript}, throwing a {@link ScriptError} with the formatted diagnostics when it fails. */

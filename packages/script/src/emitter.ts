@@ -41,6 +41,11 @@ export class Emitter {
     label.at = this.insns.length;
   }
 
+  /** The handle the next emitted instruction will have. */
+  here(): number {
+    return this.insns.length;
+  }
+
   private push(insn: InstructionFields, target?: Label): number {
     this.insns.push(insn);
     this.targets.push(target);

@@ -52,7 +52,13 @@ function showStmt(s: Stmt): string {
     case 'block':
       return `{${s.body.map(showStmt).join('; ')}}`;
     case 'return':
-      return 'return';
+    case 'break':
+    case 'continue':
+      return s.kind;
+    case 'while':
+      return `while ${show(s.cond)} {${s.body.map(showStmt).join('; ')}}`;
+    case 'unroll':
+      return `unroll ${s.count} {${s.body.map(showStmt).join('; ')}}`;
   }
 }
 
@@ -106,6 +112,13 @@ describe('parseScript', () => {
     expect(ast.probes[0]!.body.map(showStmt)).toEqual(['if 1 {@a = 1} else {if 2 {@b = 2} else {return}}', '{@c = 3}']);
   });
 
+  it('reads while with break and continue, and unroll', () => {
+    const text = 'BEGIN { $i = 0; while ($i < 5) { if ($i == 2) { continue; } unroll(2) { @[$i] = count(); break; } $i++ } }';
+    const body = parseScript(text).probes[0]!.body;
+    expect(body.map(showStmt)).toEqual(['$i = 0', 'while (< $i 5) {if (== $i 2) {continue}; unroll 2 {@[$i] = count(); break}; $i++}']);
+    expect(text.slice(body[1]!.span.start, body[1]!.span.end)).toBe(text.slice(16, -2));
+  });
+
   it.each([
     ['', 0, 'syntax: the script has no probe'],
     ['BEGIN { @x = 1', 14, "syntax: expected ';' or '}', found the end of the script"],
@@ -113,7 +126,13 @@ describe('parseScript', () => {
     ['BEGIN @x = 1; }', 6, "syntax: expected '{' or a predicate /…/, found '@x'"],
     ['BEGIN { 1 = 2; }', 8, 'syntax: only a map (@name[…]) or a variable ($name) can be assigned'],
     ['BEGIN { @x[] = 1; }', 8, 'syntax: @x[] has no key'],
-    ['BEGIN { while (1) { } }', 8, "unsupported: 'while' loops are not in this language"],
+    ['BEGIN { for (;;) { } }', 8, "unsupported: 'for' loops are not in this language"],
+    ['BEGIN { continue; }', 8, 'syntax: continue used outside of a loop'],
+    ['BEGIN { while (1) { } break; }', 22, 'syntax: break used outside of a loop'],
+    ['BEGIN { while 1 { } }', 14, "syntax: expected '(', found '1'"],
+    ['BEGIN { while (1) @x = 1; }', 18, "syntax: expected '{' (the body of while is a block), found '@x'"],
+    ['BEGIN { unroll(101) { } }', 8, 'unroll maximum value is 100'],
+    ['BEGIN { unroll(0x0) { } }', 8, 'syntax: unroll minimum value is 1'],
     ['BEGIN { $x = *$y; }', 13, "unsupported: '*' (dereference) reads kernel memory, which a recorded event does not carry"],
     ['BEGIN { if 1 { } }', 11, "syntax: expected '(', found '1'"],
     ['BEGIN { $x = 1 ? 2; }', 18, "syntax: expected ':', found ';'"],

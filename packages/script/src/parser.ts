@@ -114,7 +114,7 @@ export class Parser {
       if (this.tok.kind === 'eof') this.unexpected("'}'");
       const stmt = this.statement();
       body.push(stmt);
-      if (stmt.kind === 'if' || stmt.kind === 'block') continue;
+      if (stmt.kind === 'if' || stmt.kind === 'block' || stmt.kind === 'while' || stmt.kind === 'unroll') continue;
       if (this.isPunct(';')) this.advance();
       else if (!this.isPunct('}')) this.unexpected("';' or '}'");
     }
@@ -131,8 +131,15 @@ export class Parser {
         this.advance();
         return { kind: 'return', span: { start: t.start, end: t.end } };
       }
-      if (t.text === 'while' || t.text === 'for' || t.text === 'unroll') {
-        fail('unsupported', { start: t.start, end: t.end }, `unsupported: '${t.text}' loops are not in this language`, 'a probe runs once per event; aggregate with maps instead of looping');
+      if (t.text === 'while') return this.whileStatement();
+      if (t.text === 'unroll') return this.unrollStatement();
+      if (t.text === 'break' || t.text === 'continue') {
+        this.advance();
+        if (this.loopDepth === 0) fail('syntax', { start: t.start, end: t.end }, `syntax: ${t.text} used outside of a loop`, `${t.text} belongs in the body of a while loop`);
+        return { kind: t.text, span: { start: t.start, end: t.end } };
+      }
+      if (t.text === 'for') {
+        fail('unsupported', { start: t.start, end: t.end }, "unsupported: 'for' loops are not in this language", 'write a while loop: $i = 0; while ($i < N) { …; $i++; }');
       }
     }
     if (this.isPunct('{')) {
@@ -160,6 +167,38 @@ export class Parser {
       fail('syntax', expr.span, 'syntax: only a map (@name[…]) or a variable ($name) can be assigned');
     }
     return { kind: 'expr', expr, span: expr.span };
+  }
+
+  /** How many `while` bodies enclose the statement being parsed (`break`/`continue` need one). */
+  private loopDepth = 0;
+
+  private whileStatement(): Stmt {
+    const start = this.advance().start;
+    this.expect('(', 'while needs a condition in parentheses: while (cond) { … }');
+    const cond = this.expr();
+    this.expect(')');
+    if (!this.isPunct('{')) this.unexpected("'{' (the body of while is a block)");
+    this.loopDepth++;
+    const body = this.block();
+    this.loopDepth--;
+    return { kind: 'while', cond, body, span: { start, end: this.lastEnd } };
+  }
+
+  /** `unroll(N) { … }`: N an integer literal from 1 to 100 (as bpftrace). A `break` in it belongs to an enclosing while. */
+  private unrollStatement(): Stmt {
+    const start = this.advance().start;
+    this.expect('(', 'unroll needs a count in parentheses: unroll(N) { … }');
+    const n = this.tok;
+    if (n.kind !== 'int') this.unexpected('an integer literal (the count of unroll, 1 to 100)');
+    this.advance();
+    const close = this.expect(')');
+    const head = { start, end: close.end };
+    if (n.int! < 1n) fail('syntax', head, 'syntax: unroll minimum value is 1');
+    if (n.int! > 100n) fail('limit', head, 'unroll maximum value is 100', 'write a while loop for more iterations');
+    if (!this.isPunct('{')) this.unexpected("'{' (the body of unroll is a block)");
+    // unroll is no loop for break and continue: in its body they leave an enclosing while (as in bpftrace)
+    const body = this.block();
+    return { kind: 'unroll', count: Number(n.int!), body, span: { start, end: this.lastEnd } };
   }
 
   private ifStatement(): Stmt {

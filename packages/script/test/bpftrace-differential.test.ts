@@ -1,8 +1,9 @@
 // Differential against the installed bpftrace on the live feed (root): the same script, run by
 // bpftrace and compiled here and run in packages/vm over a private tracefs instance, while a
 // controlled workload makes N pread64 calls at offsets no other process uses. Both must count
-// exactly N, draw the same histograms (bucket boundaries, labels, bars) and print the same printf
-// lines. Skips, saying why, without root, bpftrace, tracefs or the syscalls tracepoints.
+// exactly N, draw the same histograms (bucket boundaries, labels, bars), count the same iterations
+// of a while loop with break and continue and of an unroll, and print the same printf lines.
+// Skips, saying why, without root, bpftrace, tracefs or the syscalls tracepoints.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readProfile } from '@probeyard/compat/node';
@@ -51,6 +52,9 @@ const script = `tracepoint:syscalls:sys_enter_pread64 /args->pos >= ${BASE}/ {
   @sizes = lhist(args->count, 0, 4096, 512);
   @by_size[args->count / 1000] = sum(args->count);
   printf("%d %5lu|%-6x|\\n", (args->pos - ${BASE}) / 1009, args->count, args->count);
+  $i = 0;
+  while ($i < 6) { $i++; if ($i == 2) { continue; } if ($i > (args->count & 3) + 1) { break; } @loop[$i] = count(); }
+  unroll(3) { @unrolled = count(); }
 }`;
 const workload = `const fs = require('fs');
 const fd = fs.openSync('/dev/zero', 'r');
@@ -128,6 +132,7 @@ describe.skipIf(missing !== undefined)('the same script in bpftrace and here, on
     expect(theirs).not.toMatch(/Lost \d+ events/);
     const ours = drawMaps(encodeMapSnapshot(outcome.loaded, { runId: 'd', eventsSeen: target.eventsSeen, eventsLost: 0 }).maps);
     expect(ours).toContain(`@calls: ${N}\n`);
+    expect(ours).toContain(`@unrolled: ${3 * N}\n`);
     // printf lines: the same set (bpftrace reads its per-CPU buffers in its own order)
     const lines = (s: string) => s.split('\n').filter((l) => /^\d+ /.test(l)).sort();
     expect(lines(text)).toHaveLength(N);

@@ -87,6 +87,13 @@ function statements(ctx: Ctx, depth: number): fc.Arbitrary<string[]> {
     { weight: 2, arbitrary: printfStmt(ctx, depth) },
     fc.constantFrom('print(@i)', 'clear(@s)', 'zero(@i)', 'print(@c, 2, 1)', 'print(pid)'),
     depth > 0 ? fc.tuple(intExpr(ctx, depth), aggregation(ctx, depth - 1), aggregation(ctx, depth - 1)).map(([c, a, b]) => `if (${c}) { ${a}; } else { ${b}; }`) : aggregation(ctx, 0),
+    // a bounded loop (its counter $n is no operand of the generated expressions), with continue and break on generated conditions
+    depth > 0
+      ? fc.tuple(fc.integer({ min: 1, max: 4 }), intExpr(ctx, 1), intExpr(ctx, 1), aggregation(ctx, depth - 1), printfStmt(ctx, 0)).map(
+          ([k, c, b, a, p]) => `$n = 0; while ($n < ${k}) { $n++; if (${c}) { continue; } ${a}; if (${b}) { break; } ${p}; }`,
+        )
+      : aggregation(ctx, 0),
+    depth > 0 ? fc.tuple(fc.integer({ min: 1, max: 3 }), aggregation(ctx, depth - 1)).map(([k, a]) => `unroll(${k}) { ${a}; }`) : aggregation(ctx, 0),
   );
   return fc.array(stmt, { minLength: 1, maxLength: 5 });
 }

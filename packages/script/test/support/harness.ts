@@ -5,7 +5,7 @@
 import type { ProgramSpec } from '@probeyard/compat';
 import type { EventFormat } from '@probeyard/formats';
 import { drawMaps, encodeMapSnapshot, type JsonValue, type LoadedSpec, loadSpec, ScriptSession } from '@probeyard/runtime';
-import type { HelperEnvironment } from '@probeyard/vm';
+import type { HelperEnvironment, VmTier } from '@probeyard/vm';
 
 export { fixtureFormats, fixtureFormatsDir, repoRoot, target618 } from './formats.js';
 
@@ -67,14 +67,15 @@ export class ScriptRun {
 
   constructor(
     readonly spec: ProgramSpec,
-    options: { environment?: HelperEnvironment; formats?: readonly EventFormat[] } = {},
+    options: { environment?: HelperEnvironment; formats?: readonly EventFormat[]; now?: () => Date; tier?: VmTier } = {},
   ) {
     const formats = options.formats ?? [];
     for (const f of formats) this.eventIds.set(`${f.system}/${f.name}`, f.id);
     const loadOptions: Parameters<typeof loadSpec>[1] = { eventIds: this.eventIds, formatOf: (e) => formats.find((f) => `${f.system}/${f.name}` === e), cpuCount: 2 };
     if (options.environment) loadOptions.environment = options.environment;
+    if (options.tier) loadOptions.tier = options.tier;
     this.loaded = loadSpec(spec, loadOptions);
-    this.session = new ScriptSession(this.loaded, { onText: (t) => (this.text += t) });
+    this.session = new ScriptSession(this.loaded, options.now ? { onText: (t) => (this.text += t), now: options.now } : { onText: (t) => (this.text += t) });
   }
 
   /** BEGIN, every record (intervals fired by trace time before it), END; faults fail the test. */

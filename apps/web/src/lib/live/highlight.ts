@@ -5,7 +5,7 @@
 import { HighlightStyle, type StreamParser, StreamLanguage } from '@codemirror/language';
 import { tags as t } from '@lezer/highlight';
 
-const scriptKeywords = new Set(['if', 'else', 'return', 'unroll', 'while', 'for', 'let']);
+const scriptKeywords = new Set(['if', 'else', 'return', 'unroll', 'while', 'break', 'continue', 'for', 'let']);
 const scriptBuiltins = new Set([
   'pid', 'tid', 'uid', 'gid', 'comm', 'cpu', 'nsecs', 'elapsed', 'probe', 'curtask', 'retval', 'arg0', 'arg1', 'arg2', 'arg3',
   'count', 'sum', 'min', 'max', 'avg', 'stats', 'hist', 'lhist', 'printf', 'print', 'clear', 'zero', 'delete', 'exit', 'str', 'strncmp', 'time',
